@@ -1,0 +1,145 @@
+// Package config defines the llm-prober configuration file: what to send
+// (modules), where to send it (targets), and the defaults shared by both.
+package config
+
+import (
+	"regexp"
+	"time"
+
+	"github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
+)
+
+// Config is the whole configuration file.
+type Config struct {
+	Global  Global             `yaml:"global"`
+	Modules map[string]*Module `yaml:"modules"`
+	Targets []*Target          `yaml:"targets"`
+}
+
+// Global holds defaults and process-wide limits.
+type Global struct {
+	// Interval and Timeout are the defaults for targets that set none.
+	Interval model.Duration `yaml:"interval"`
+	Timeout  model.Duration `yaml:"timeout"`
+	// MaxConcurrentProbes caps probes in flight across all targets.
+	MaxConcurrentProbes int `yaml:"max_concurrent_probes"`
+}
+
+// API selects the OpenAI-compatible endpoint a module calls.
+type API string
+
+const (
+	APIChat        API = "chat"        // POST /v1/chat/completions
+	APICompletions API = "completions" // POST /v1/completions
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    string `yaml:"role"`
+	Content string `yaml:"content"`
+}
+
+// StreamOptions mirrors the OpenAI/vLLM stream_options body field.
+// Nil pointers mean "use the default" (both true).
+type StreamOptions struct {
+	IncludeUsage         *bool `yaml:"include_usage"`
+	ContinuousUsageStats *bool `yaml:"continuous_usage_stats"`
+}
+
+// SLO holds per-probe latency objectives; zero means "not set".
+// A probe is good only if it succeeded and met every SLO that is set.
+type SLO struct {
+	TTFT model.Duration `yaml:"ttft"`
+	TPOT model.Duration `yaml:"tpot"`
+	E2EL model.Duration `yaml:"e2el"`
+}
+
+// Validators check the generated output of a successful stream.
+type Validators struct {
+	// OutputRegex must match the generated text (RE2 syntax).
+	OutputRegex *Regexp `yaml:"output_regex"`
+	// MinOutputTokens is the least number of output tokens accepted.
+	MinOutputTokens int `yaml:"min_output_tokens"`
+}
+
+// Module describes one kind of synthetic request.
+type Module struct {
+	API         API       `yaml:"api"`
+	Messages    []Message `yaml:"messages"` // chat only
+	Prompt      string    `yaml:"prompt"`   // completions only
+	MaxTokens   int       `yaml:"max_tokens"`
+	Temperature *float64  `yaml:"temperature"`
+	IgnoreEOS   bool      `yaml:"ignore_eos"`
+	MinTokens   int       `yaml:"min_tokens"`
+	// ExtraBody is merged into the JSON request body last (it may not
+	// override model, stream, messages or prompt).
+	ExtraBody     map[string]any `yaml:"extra_body"`
+	StreamOptions StreamOptions  `yaml:"stream_options"`
+	SLO           SLO            `yaml:"slo"`
+	Validators    Validators     `yaml:"validators"`
+
+	Name string `yaml:"-"` // the key under modules:
+	Line int    `yaml:"-"` // where it was defined, for messages
+}
+
+// Backend names the server software behind a target. It picks the
+// server-metrics mapping; "auto" detects it from the exposition.
+type Backend string
+
+const (
+	BackendAuto     Backend = "auto"
+	BackendVLLM     Backend = "vllm"
+	BackendSGLang   Backend = "sglang"
+	BackendTGI      Backend = "tgi"
+	BackendLlamaCPP Backend = "llamacpp"
+	BackendTRTLLM   Backend = "trtllm"
+	BackendOpenAI   Backend = "openai" // generic, no server metrics mapping
+)
+
+// ServerMetrics configures scraping a target's own /metrics.
+type ServerMetrics struct {
+	Enabled  bool           `yaml:"enabled"`
+	Path     string         `yaml:"path"`     // default /metrics
+	Interval model.Duration `yaml:"interval"` // default: the target's interval
+	Timeout  model.Duration `yaml:"timeout"`  // default: min(10s, interval)
+	// Passthrough re-exports raw families whose name matches one of these
+	// (anchored) regexes, with the target label added.
+	Passthrough []*Regexp `yaml:"passthrough"`
+	// HTTPClientConfig overrides the target's client config when set.
+	HTTPClientConfig *config.HTTPClientConfig `yaml:"http_client_config"`
+}
+
+// Target is one inference server endpoint.
+type Target struct {
+	Name     string         `yaml:"name"`
+	URL      string         `yaml:"url"` // base URL, e.g. http://vllm:8000
+	Model    string         `yaml:"model"`
+	Backend  Backend        `yaml:"backend"`
+	Modules  []string       `yaml:"modules"`
+	Interval model.Duration `yaml:"interval"`
+	Timeout  model.Duration `yaml:"timeout"`
+	// Labels are extra, static labels exported only on llm_prober_target_info
+	// (join with group_left) so that probe series stay bounded.
+	Labels           model.LabelSet          `yaml:"labels"`
+	HTTPClientConfig config.HTTPClientConfig `yaml:"http_client_config"`
+	ServerMetrics    ServerMetrics           `yaml:"server_metrics"`
+
+	Line int `yaml:"-"` // where it was defined, for messages
+}
+
+// Regexp is an anchored RE2 regexp that keeps its source for marshalling.
+type Regexp struct {
+	*regexp.Regexp
+	Source string
+}
+
+// Defaults.
+const (
+	DefaultInterval            = 30 * time.Second
+	DefaultTimeout             = 25 * time.Second
+	DefaultMaxConcurrentProbes = 64
+	DefaultMaxTokens           = 64
+	DefaultMetricsPath         = "/metrics"
+	MaxTargetLabels            = 8
+)
