@@ -1,0 +1,19 @@
+package prober
+
+import "encoding/json"
+
+// extractErrorField returns the message of an OpenAI-style JSON error body
+// ({"error": {...}} or {"error": "..."} or {"message": ...}), or "".
+func extractErrorField(s string) string {
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal([]byte(s), &body) != nil {
+		return ""
+	}
+	if len(body.Error) > 0 && string(body.Error) != "null" {
+		return errorMessage(body.Error)
+	}
+	return truncate(body.Message, 256)
+}

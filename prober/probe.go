@@ -1,0 +1,177 @@
+package prober
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/llm-prober/llm-prober/config"
+)
+
+// Run sends one streaming request and measures it. It never panics on
+// server input and always returns within the context's deadline (plus the
+// time to close the connection).
+func Run(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, id, userAgent string) *Result {
+	r := &Result{ID: id, Target: t.Name, Model: t.Model, Module: m.Name}
+	err := run(ctx, client, t, m, id, userAgent, r)
+	if err != nil {
+		r.Reason = reasonOf(ctx, err)
+		if r.Reason == ReasonTimeout && !errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("timeout: %w", err)
+		}
+		r.Err = err
+		return r
+	}
+	Evaluate(r, m)
+	return r
+}
+
+func run(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, id, userAgent string, r *Result) error {
+	req, err := newRequest(ctx, t, m, id, userAgent)
+	if err != nil {
+		return fail(ReasonOther, err)
+	}
+	r.Start = time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	r.Headers = time.Since(r.Start)
+	r.HTTPStatus = resp.StatusCode
+	if err := checkResponse(resp); err != nil {
+		return err
+	}
+	return readStream(resp.Body, r)
+}
+
+// checkResponse classifies a response that did not start a stream.
+func checkResponse(resp *http.Response) error {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		msg := bodySnippet(resp.Body)
+		err := fmt.Errorf("HTTP %d: %s", resp.StatusCode, msg)
+		switch {
+		case resp.StatusCode == http.StatusTooManyRequests:
+			if ra := resp.Header.Get("Retry-After"); ra != "" {
+				err = fmt.Errorf("HTTP 429 (Retry-After %s): %s", ra, msg)
+			}
+			return fail(ReasonRateLimited, err)
+		case resp.StatusCode >= 500:
+			return fail(ReasonHTTP5xx, err)
+		default:
+			return fail(ReasonHTTP4xx, err)
+		}
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != "text/event-stream" {
+		return fail(ReasonNotEventStream, fmt.Errorf("content type %q is not text/event-stream: %s",
+			resp.Header.Get("Content-Type"), bodySnippet(resp.Body)))
+	}
+	return nil
+}
+
+// bodySnippet reads a bounded prefix of an error body for the message.
+func bodySnippet(body io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(body, 4096))
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "(empty body)"
+	}
+	if msg := extractErrorField(s); msg != "" {
+		return msg
+	}
+	return truncate(s, 256)
+}
+
+// readStream consumes the SSE body and fills in the measurements.
+func readStream(body io.Reader, r *Result) error {
+	var (
+		sse        = newSSEReader(body)
+		arrivals   []arrival
+		output     strings.Builder
+		lastTokens int // cumulative completion_tokens seen so far
+		sawDone    bool
+		sawFinish  bool
+		last       *usage
+	)
+	for {
+		data, err := sse.next()
+		now := time.Since(r.Start)
+		if err != nil {
+			if errors.Is(err, errLineTooLong) {
+				return fail(ReasonMalformedChunk, err)
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				r.E2EL = now
+				break
+			}
+			// A read error after headers is a connection cut (reset, or
+			// a deadline which reasonOf turns into timeout).
+			return fail(ReasonStreamBroken, fmt.Errorf("reading stream: %w", err))
+		}
+		if string(data) == "[DONE]" {
+			sawDone = true
+			r.E2EL = now
+			break
+		}
+		p, err := parseChunk(data)
+		if err != nil {
+			return err
+		}
+		if p.finish != "" {
+			sawFinish = true
+			r.FinishReason = p.finish
+		}
+		tokens := 1
+		if p.usage != nil {
+			last = p.usage
+			tokens = p.usage.CompletionTokens - lastTokens
+			lastTokens = p.usage.CompletionTokens
+		}
+		if !p.generated {
+			continue
+		}
+		if len(arrivals) == 0 {
+			r.TTFT, r.HasTTFT = now, true
+		}
+		arrivals = append(arrivals, arrival{at: now, tokens: tokens})
+		if output.Len() < MaxOutputBytes {
+			output.WriteString(p.content)
+		}
+	}
+	r.ContentChunks = len(arrivals)
+	r.Output = truncateBytes(output.String(), MaxOutputBytes)
+	r.ITL = interTokenLatencies(arrivals)
+	if last != nil && last.CompletionTokens > 0 {
+		r.UsageReported = true
+		r.OutputTokens = last.CompletionTokens
+		r.PromptTokens = last.PromptTokens
+		r.CachedTokens = last.cachedTokens()
+	} else {
+		r.OutputTokens = len(arrivals) // counted, as vllm bench does without usage
+		if last != nil {
+			r.PromptTokens = last.PromptTokens
+			r.CachedTokens = last.cachedTokens()
+		}
+	}
+	if !sawDone && !sawFinish {
+		return fail(ReasonStreamBroken, fmt.Errorf("stream ended after %d content chunks without [DONE] or finish_reason", len(arrivals)))
+	}
+	if len(arrivals) == 0 {
+		return fail(ReasonEmptyOutput, fmt.Errorf("stream completed (finish_reason %q) without generated content", r.FinishReason))
+	}
+	r.TPOT = timePerOutputToken(r.E2EL, r.TTFT, r.OutputTokens)
+	return nil
+}
+
+func truncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,101 @@
+package prober
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"os"
+	"syscall"
+)
+
+// Reason classifies why a probe failed. The set is closed so that the
+// reason label stays bounded; every value is documented in the README.
+type Reason string
+
+const (
+	ReasonNone           Reason = ""
+	ReasonDNS            Reason = "dns"              // name resolution failed
+	ReasonConnect        Reason = "connect"          // TCP connect refused/unreachable
+	ReasonTLS            Reason = "tls"              // handshake or certificate verification failed
+	ReasonTimeout        Reason = "timeout"          // the probe's timeout expired at any phase
+	ReasonHTTP4xx        Reason = "http_4xx"         // 4xx other than 429 (bad model, auth, ...)
+	ReasonRateLimited    Reason = "rate_limited"     // 429
+	ReasonHTTP5xx        Reason = "http_5xx"         // 5xx before the stream started
+	ReasonNotEventStream Reason = "not_event_stream" // 2xx whose Content-Type is not text/event-stream
+	ReasonMalformedChunk Reason = "malformed_chunk"  // an event that is not valid JSON, or an oversized line
+	ReasonStreamError    Reason = "stream_error"     // an error object inside the stream
+	ReasonStreamBroken   Reason = "stream_broken"    // connection ended mid-stream without [DONE] or finish_reason
+	ReasonEmptyOutput    Reason = "empty_output"     // stream completed without generated content
+	ReasonValidation     Reason = "validation"       // output failed a configured validator
+	ReasonOther          Reason = "other"            // anything else (bad request build, unknown transport error)
+)
+
+// Reasons lists every failure reason, for pre-initialising counters.
+var Reasons = []Reason{
+	ReasonDNS, ReasonConnect, ReasonTLS, ReasonTimeout, ReasonHTTP4xx,
+	ReasonRateLimited, ReasonHTTP5xx, ReasonNotEventStream, ReasonMalformedChunk,
+	ReasonStreamError, ReasonStreamBroken, ReasonEmptyOutput, ReasonValidation, ReasonOther,
+}
+
+// probeError is a failure with its classification.
+type probeError struct {
+	reason Reason
+	err    error
+}
+
+func (e *probeError) Error() string { return e.err.Error() }
+func (e *probeError) Unwrap() error { return e.err }
+
+func fail(r Reason, err error) error { return &probeError{reason: r, err: err} }
+
+// reasonOf returns the classification of err; transport errors that were
+// not classified where they happened are classified here.
+func reasonOf(ctx context.Context, err error) Reason {
+	if err == nil {
+		return ReasonNone
+	}
+	// The deadline wins over whatever error it caused (reset, EOF, ...).
+	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ReasonTimeout
+	}
+	var pe *probeError
+	if errors.As(err, &pe) {
+		return pe.reason
+	}
+	return classifyTransport(err)
+}
+
+// classifyTransport maps an error from dialing or the TLS handshake.
+func classifyTransport(err error) Reason {
+	var dnsErr *net.DNSError
+	var certInvalid x509.CertificateInvalidError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var verifyErr *tls.CertificateVerificationError
+	var recordErr tls.RecordHeaderError
+	var alertErr tls.AlertError
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		return ReasonTimeout
+	case errors.As(err, &dnsErr):
+		return ReasonDNS
+	case errors.As(err, &certInvalid), errors.As(err, &unknownAuth), errors.As(err, &hostErr),
+		errors.As(err, &verifyErr), errors.As(err, &recordErr), errors.As(err, &alertErr):
+		return ReasonTLS
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH),
+		errors.Is(err, syscall.ENETUNREACH):
+		return ReasonConnect
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return ReasonConnect
+	case errors.As(err, &opErr) && opErr.Op == "remote error":
+		return ReasonTLS
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return ReasonTimeout
+	}
+	return ReasonOther
+}

@@ -1,0 +1,43 @@
+package prober
+
+import "time"
+
+// MaxOutputBytes bounds the generated text kept for validators and debug.
+const MaxOutputBytes = 64 << 10
+
+// Result is everything one probe measured. Durations are measured from the
+// moment the request was handed to the HTTP client.
+type Result struct {
+	ID     string
+	Target string
+	Model  string
+	Module string
+	Start  time.Time
+
+	HTTPStatus int
+	Headers    time.Duration // time to response headers
+	TTFT       time.Duration // time to the first chunk with generated output
+	HasTTFT    bool
+	ITL        []time.Duration // per-token gaps after the first token
+	TPOT       time.Duration   // (E2EL − TTFT)/(OutputTokens − 1); 0 if ≤ 1 token
+	E2EL       time.Duration   // time to the end of the stream
+
+	OutputTokens  int
+	PromptTokens  int
+	CachedTokens  int
+	UsageReported bool // token counts came from the server's usage
+	ContentChunks int
+	FinishReason  string
+	Output        string // generated answer, at most MaxOutputBytes
+
+	Reason Reason // ReasonNone on success
+	Err    error
+
+	// Filled in by Evaluate for successful probes.
+	SLOViolations      []string // "ttft", "tpot", "e2el"
+	ValidationFailures []string // validator names
+	Good               bool     // succeeded and met every configured SLO
+}
+
+// Success reports whether the probe produced a complete, valid stream.
+func (r *Result) Success() bool { return r.Reason == ReasonNone }

@@ -1,0 +1,103 @@
+package prober
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxLineBytes bounds one SSE line so that a hostile or broken server
+// cannot make the prober buffer without limit.
+const MaxLineBytes = 1 << 20
+
+var errLineTooLong = fmt.Errorf("SSE line longer than %d bytes", MaxLineBytes)
+
+// sseReader yields the data payload of each Server-Sent Event. It follows
+// the SSE framing rules that matter for OpenAI-compatible servers: data
+// lines are joined with "\n", comment lines (": ping") and other fields are
+// skipped, an event ends at a blank line, and an unterminated event at EOF
+// is discarded (a cut stream must not look complete).
+type sseReader struct {
+	r    *bufio.Reader
+	long []byte // spill buffer for lines longer than the bufio buffer
+	data []byte // data of the event being assembled
+}
+
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{r: bufio.NewReaderSize(r, 32<<10)}
+}
+
+// next returns the next event's data. The slice is valid until the next
+// call. It returns io.EOF at a clean end of input, io.ErrUnexpectedEOF when
+// the input ends inside an event, and errLineTooLong for oversized lines.
+func (s *sseReader) next() ([]byte, error) {
+	s.data = s.data[:0]
+	hasData := false
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			if err == io.EOF && (hasData || len(line) > 0) {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		if len(line) == 0 {
+			if hasData {
+				return s.data, nil
+			}
+			continue // blank line without data: nothing to dispatch
+		}
+		if line[0] == ':' {
+			continue // comment / keep-alive
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		if string(field) != "data" {
+			continue // event:, id:, retry: carry nothing we measure
+		}
+		if hasData {
+			s.data = append(s.data, '\n')
+		}
+		s.data = append(s.data, value...)
+		hasData = true
+		if len(s.data) > MaxLineBytes {
+			return nil, errLineTooLong
+		}
+	}
+}
+
+// readLine returns one line without its terminator (\n, \r\n). A final
+// line without a terminator is returned together with io.EOF.
+func (s *sseReader) readLine() ([]byte, error) {
+	line, err := s.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		s.long = append(s.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(s.long) > MaxLineBytes {
+				return nil, errLineTooLong
+			}
+			line, err = s.r.ReadSlice('\n')
+			s.long = append(s.long, line...)
+		}
+		line = s.long
+	}
+	if err != nil {
+		if err == io.EOF {
+			return trimEOL(line), io.EOF
+		}
+		return nil, err
+	}
+	return trimEOL(line), nil
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.TrimSuffix(b, []byte("\r"))
+}
