@@ -1,0 +1,18 @@
+// Package mockvllm is a simulated vLLM OpenAI-compatible server for tests,
+// demos and soak runs.
+//
+// It serves POST /v1/chat/completions and /v1/completions (streaming and
+// not), GET /v1/models, /health, /version and /metrics. Output is shaped
+// like current vLLM: the same SSE chunk layout, usage reporting and
+// vllm:* metric families with vLLM's bucket bounds.
+//
+// Behind the HTTP layer a small engine model decides timing: a limited
+// number of running slots, a FIFO waiting queue, and a KV-cache block
+// budget with recompute preemption. Metric values come from that model, so
+// driving the server with enough concurrent long requests really fills the
+// KV cache, grows the queue and preempts requests.
+//
+// Every request's true timings (arrival, headers, each SSE event, end) are
+// recorded in a Trace, which tests fetch with [Server.Emissions] to compare
+// against what a client measured.
+package mockvllm
