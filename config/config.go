@@ -50,34 +50,34 @@ type StreamOptions struct {
 // SLO holds per-probe latency objectives; zero means "not set".
 // A probe is good only if it succeeded and met every SLO that is set.
 type SLO struct {
-	TTFT model.Duration `yaml:"ttft"`
-	TPOT model.Duration `yaml:"tpot"`
-	E2EL model.Duration `yaml:"e2el"`
+	TTFT model.Duration `yaml:"ttft,omitempty"`
+	TPOT model.Duration `yaml:"tpot,omitempty"`
+	E2EL model.Duration `yaml:"e2el,omitempty"`
 }
 
 // Validators check the generated output of a successful stream.
 type Validators struct {
 	// OutputRegex must match the generated text (RE2 syntax).
-	OutputRegex *Regexp `yaml:"output_regex"`
+	OutputRegex *Regexp `yaml:"output_regex,omitempty"`
 	// MinOutputTokens is the least number of output tokens accepted.
-	MinOutputTokens int `yaml:"min_output_tokens"`
+	MinOutputTokens int `yaml:"min_output_tokens,omitempty"`
 }
 
 // Module describes one kind of synthetic request.
 type Module struct {
 	API         API       `yaml:"api"`
-	Messages    []Message `yaml:"messages"` // chat only
-	Prompt      string    `yaml:"prompt"`   // completions only
+	Messages    []Message `yaml:"messages,omitempty"` // chat only
+	Prompt      string    `yaml:"prompt,omitempty"`   // completions only
 	MaxTokens   int       `yaml:"max_tokens"`
-	Temperature *float64  `yaml:"temperature"`
-	IgnoreEOS   bool      `yaml:"ignore_eos"`
-	MinTokens   int       `yaml:"min_tokens"`
+	Temperature *float64  `yaml:"temperature,omitempty"`
+	IgnoreEOS   bool      `yaml:"ignore_eos,omitempty"`
+	MinTokens   int       `yaml:"min_tokens,omitempty"`
 	// ExtraBody is merged into the JSON request body last (it may not
 	// override model, stream, messages or prompt).
-	ExtraBody     map[string]any `yaml:"extra_body"`
+	ExtraBody     map[string]any `yaml:"extra_body,omitempty"`
 	StreamOptions StreamOptions  `yaml:"stream_options"`
-	SLO           SLO            `yaml:"slo"`
-	Validators    Validators     `yaml:"validators"`
+	SLO           SLO            `yaml:"slo,omitempty"`
+	Validators    Validators     `yaml:"validators,omitempty"`
 
 	Name string `yaml:"-"` // the key under modules:
 	Line int    `yaml:"-"` // where it was defined, for messages
@@ -103,11 +103,11 @@ type ServerMetrics struct {
 	Path     string         `yaml:"path"`     // default /metrics
 	Interval model.Duration `yaml:"interval"` // default: the target's interval
 	Timeout  model.Duration `yaml:"timeout"`  // default: min(10s, interval)
-	// Passthrough re-exports raw families whose name matches one of these
-	// (anchored) regexes, with the target label added.
-	Passthrough []*Regexp `yaml:"passthrough"`
+	// Passthrough re-exports raw families whose full name matches one of
+	// these regexes (use Regexp.MatchFull), with the target label added.
+	Passthrough []*Regexp `yaml:"passthrough,omitempty"`
 	// HTTPClientConfig overrides the target's client config when set.
-	HTTPClientConfig *config.HTTPClientConfig `yaml:"http_client_config"`
+	HTTPClientConfig *config.HTTPClientConfig `yaml:"http_client_config,omitempty"`
 }
 
 // Target is one inference server endpoint.
@@ -121,17 +121,21 @@ type Target struct {
 	Timeout  model.Duration `yaml:"timeout"`
 	// Labels are extra, static labels exported only on llm_prober_target_info
 	// (join with group_left) so that probe series stay bounded.
-	Labels           model.LabelSet          `yaml:"labels"`
+	Labels           model.LabelSet          `yaml:"labels,omitempty"`
 	HTTPClientConfig config.HTTPClientConfig `yaml:"http_client_config"`
 	ServerMetrics    ServerMetrics           `yaml:"server_metrics"`
 
 	Line int `yaml:"-"` // where it was defined, for messages
 }
 
-// Regexp is an anchored RE2 regexp that keeps its source for marshalling.
+// Regexp is an RE2 regexp that keeps its source for marshalling. It is
+// unanchored (MatchString searches), which is what output validators want;
+// use MatchFull where the whole string must match (passthrough names).
 type Regexp struct {
 	*regexp.Regexp
 	Source string
+
+	full *regexp.Regexp // anchored, for MatchFull
 }
 
 // Defaults.

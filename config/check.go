@@ -1,0 +1,110 @@
+package config
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/prometheus/common/model"
+)
+
+// checker applies defaults and validates a decoded config. Defaults and
+// checks live together because several checks depend on whether a field
+// was set in the file or inherited (lines has an entry only if it was set).
+type checker struct {
+	file  string
+	lines map[string]int
+}
+
+// errf builds an *Error at path, or at its nearest ancestor written in the
+// file when path itself was not (e.g. an inherited timeout).
+func (c *checker) errf(path, format string, args ...any) error {
+	line := 1
+	for p := path; p != ""; p = parent(p) {
+		if l, ok := c.lines[p]; ok {
+			line = l
+			break
+		}
+	}
+	return &Error{File: c.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (c *checker) set(path string) bool {
+	_, ok := c.lines[path]
+	return ok
+}
+
+func (c *checker) config(cfg *Config) error {
+	if err := c.global(&cfg.Global); err != nil {
+		return err
+	}
+	// Modules in file order, so the first error reported is the first one.
+	names := make([]string, 0, len(cfg.Modules))
+	for name := range cfg.Modules {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(c.lines[join("modules", a)], c.lines[join("modules", b)]), cmp.Compare(a, b))
+	})
+	for _, name := range names {
+		if err := c.module(name, cfg.Modules[name]); err != nil {
+			return err
+		}
+	}
+	if len(cfg.Targets) == 0 {
+		return c.errf("targets", "at least one target is required")
+	}
+	seen := map[string]string{} // name -> path of first use
+	for i, t := range cfg.Targets {
+		path := index("targets", i)
+		if err := c.target(path, t, cfg); err != nil {
+			return err
+		}
+		if first, dup := seen[t.Name]; dup {
+			return c.errf(path+".name", "duplicate target name %q (first used at line %d)", t.Name, c.lines[first])
+		}
+		seen[t.Name] = path
+	}
+	return nil
+}
+
+func (c *checker) global(g *Global) error {
+	if err := c.positive(&g.Interval, "global.interval", model.Duration(DefaultInterval)); err != nil {
+		return err
+	}
+	if err := c.timeout(&g.Timeout, g.Interval, "global", model.Duration(DefaultTimeout)); err != nil {
+		return err
+	}
+	switch {
+	case !c.set("global.max_concurrent_probes"):
+		g.MaxConcurrentProbes = DefaultMaxConcurrentProbes
+	case g.MaxConcurrentProbes < 1:
+		return c.errf("global.max_concurrent_probes", "max_concurrent_probes must be at least 1, got %d", g.MaxConcurrentProbes)
+	}
+	return nil
+}
+
+// positive defaults an unset duration to def and rejects an explicit 0.
+func (c *checker) positive(d *model.Duration, path string, def model.Duration) error {
+	if !c.set(path) {
+		*d = def
+		return nil
+	}
+	if *d <= 0 {
+		return c.errf(path, "%s must be greater than 0", path[len(parent(path))+1:])
+	}
+	return nil
+}
+
+// timeout defaults an unset timeout to min(def, interval), as Prometheus
+// does for scrape_timeout, and rejects one longer than the interval.
+func (c *checker) timeout(t *model.Duration, interval model.Duration, parentPath string, def model.Duration) error {
+	path := join(parentPath, "timeout")
+	if err := c.positive(t, path, min(def, interval)); err != nil {
+		return err
+	}
+	if *t > interval {
+		return c.errf(path, "timeout %s is greater than interval %s", *t, interval)
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package config
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+)
+
+// nameRE bounds target and module names: both become label values.
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_.:-]+$`)
+
+const maxNameLen = 64
+
+// reservedBodyKeys are set by the prober from the module and target;
+// extra_body may not override them.
+var reservedBodyKeys = map[string]string{
+	"model":          "the target's model",
+	"stream":         "the prober (always true)",
+	"messages":       "messages",
+	"prompt":         "prompt",
+	"stream_options": "stream_options",
+	"max_tokens":     "max_tokens",
+	"min_tokens":     "min_tokens",
+	"temperature":    "temperature",
+	"ignore_eos":     "ignore_eos",
+}
+
+var chatRoles = []string{"system", "developer", "user", "assistant"}
+
+func (c *checker) name(path, kind, name string) error {
+	switch {
+	case name == "":
+		return c.errf(path, "a %s needs a name", kind)
+	case len(name) > maxNameLen:
+		return c.errf(path, "name %q is longer than %d characters", name, maxNameLen)
+	case !nameRE.MatchString(name):
+		return c.errf(path, "name %q must match %s", name, nameRE)
+	}
+	return nil
+}
+
+func (c *checker) module(name string, m *Module) error {
+	path := join("modules", name)
+	if err := c.name(path, "module", name); err != nil {
+		return err
+	}
+	if m == nil {
+		return c.errf(path, "module is empty")
+	}
+	if m.API == "" {
+		m.API = APIChat
+	}
+	if err := c.moduleInput(path, m); err != nil {
+		return err
+	}
+	switch {
+	case !c.set(path + ".max_tokens"):
+		m.MaxTokens = DefaultMaxTokens
+	case m.MaxTokens < 1:
+		return c.errf(path+".max_tokens", "max_tokens must be at least 1, got %d", m.MaxTokens)
+	}
+	if m.MinTokens < 0 || m.MinTokens > m.MaxTokens {
+		return c.errf(path+".min_tokens", "min_tokens %d must be between 0 and max_tokens %d", m.MinTokens, m.MaxTokens)
+	}
+	if m.Temperature != nil && *m.Temperature < 0 {
+		return c.errf(path+".temperature", "temperature must not be negative, got %g", *m.Temperature)
+	}
+	if err := c.extraBody(path+".extra_body", m.ExtraBody); err != nil {
+		return err
+	}
+	for _, b := range []**bool{&m.StreamOptions.IncludeUsage, &m.StreamOptions.ContinuousUsageStats} {
+		if *b == nil {
+			t := true
+			*b = &t
+		}
+	}
+	// YAML durations cannot be negative (model.ParseDuration has no sign);
+	// this guards configs built in Go.
+	if min(m.SLO.TTFT, m.SLO.TPOT, m.SLO.E2EL) < 0 {
+		return c.errf(path+".slo", "SLOs must not be negative")
+	}
+	if v := m.Validators.MinOutputTokens; v < 0 || v > m.MaxTokens {
+		return c.errf(path+".validators.min_output_tokens", "min_output_tokens %d must be between 0 and max_tokens %d", v, m.MaxTokens)
+	}
+	return nil
+}
+
+// moduleInput checks that a module has the input its API needs, and only that.
+func (c *checker) moduleInput(path string, m *Module) error {
+	switch m.API {
+	case APIChat:
+		if m.Prompt != "" {
+			return c.errf(path+".prompt", "prompt is for completions modules; chat modules use messages")
+		}
+		if len(m.Messages) == 0 {
+			return c.errf(path+".messages", "a chat module needs at least one message")
+		}
+		for i, msg := range m.Messages {
+			if !slices.Contains(chatRoles, msg.Role) {
+				return c.errf(index(path+".messages", i)+".role", "role %q must be one of %v", msg.Role, chatRoles)
+			}
+		}
+	case APICompletions:
+		if len(m.Messages) > 0 {
+			return c.errf(path+".messages", "messages are for chat modules; completions modules use prompt")
+		}
+		if m.Prompt == "" {
+			return c.errf(path+".prompt", "a completions module needs a prompt")
+		}
+	default:
+		return c.errf(path+".api", "unknown api %q (want %q or %q)", m.API, APIChat, APICompletions)
+	}
+	return nil
+}
+
+func (c *checker) extraBody(path string, body map[string]any) error {
+	keys := make([]string, 0, len(body))
+	for k := range body {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(c.lines[join(path, a)], c.lines[join(path, b)]), cmp.Compare(a, b))
+	})
+	for _, k := range keys {
+		if owner, ok := reservedBodyKeys[k]; ok {
+			return c.errf(join(path, k), "%q may not be overridden; it is set from %s", k, owner)
+		}
+	}
+	return nil
+}

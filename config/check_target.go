@@ -1,0 +1,130 @@
+package config
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/prometheus/common/model"
+)
+
+// reservedLabels are the label names llm-prober puts on its own series (and
+// job/instance, which Prometheus owns); a user label may not shadow them.
+var reservedLabels = []string{
+	"target", "model", "module", "url", "backend", "reason", "slo",
+	"validator", "engine", "position", "le", "quantile", "job", "instance",
+}
+
+var backends = []Backend{BackendAuto, BackendVLLM, BackendSGLang, BackendTGI, BackendLlamaCPP, BackendTRTLLM, BackendOpenAI}
+
+const defaultServerMetricsTimeout = model.Duration(10e9) // 10s
+
+func (c *checker) target(path string, t *Target, cfg *Config) error {
+	if t == nil {
+		return c.errf(path, "target is empty")
+	}
+	if err := c.name(path+".name", "target", t.Name); err != nil {
+		return err
+	}
+	if err := c.url(path+".url", t); err != nil {
+		return err
+	}
+	if t.Model == "" {
+		return c.errf(path+".model", "a target needs a model")
+	}
+	if t.Backend == "" {
+		t.Backend = BackendAuto
+	}
+	if !slices.Contains(backends, t.Backend) {
+		return c.errf(path+".backend", "unknown backend %q (want one of %v)", t.Backend, backends)
+	}
+	if err := c.targetModules(path+".modules", t, cfg); err != nil {
+		return err
+	}
+	if err := c.positive(&t.Interval, path+".interval", cfg.Global.Interval); err != nil {
+		return err
+	}
+	if err := c.timeout(&t.Timeout, t.Interval, path, cfg.Global.Timeout); err != nil {
+		return err
+	}
+	if err := c.labels(path+".labels", t.Labels); err != nil {
+		return err
+	}
+	return c.serverMetrics(path+".server_metrics", &t.ServerMetrics, t.Interval)
+}
+
+// url checks the base URL; credentials belong in http_client_config, where
+// they are kept out of logs and the info metric.
+func (c *checker) url(path string, t *Target) error {
+	if t.URL == "" {
+		return c.errf(path, "a target needs a url")
+	}
+	u, err := url.Parse(t.URL)
+	switch {
+	case err != nil:
+		return c.errf(path, "invalid url: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return c.errf(path, "url %q must start with http:// or https://", t.RedactedURL())
+	case u.User != nil:
+		return c.errf(path, "url must not contain credentials; use http_client_config.basic_auth or authorization")
+	case u.Host == "":
+		return c.errf(path, "url %q has no host", t.URL)
+	case u.Fragment != "":
+		return c.errf(path, "url %q must not have a fragment", t.URL)
+	}
+	t.URL = strings.TrimRight(t.URL, "/")
+	return nil
+}
+
+func (c *checker) targetModules(path string, t *Target, cfg *Config) error {
+	if len(t.Modules) == 0 {
+		return c.errf(path, "a target needs at least one module")
+	}
+	for i, name := range t.Modules {
+		if _, ok := cfg.Modules[name]; !ok {
+			return c.errf(index(path, i), "unknown module %q", name)
+		}
+		if slices.Index(t.Modules, name) < i {
+			return c.errf(index(path, i), "module %q is listed twice", name)
+		}
+	}
+	return nil
+}
+
+// labels checks user labels, which are exported only on the info metric.
+func (c *checker) labels(path string, ls model.LabelSet) error {
+	if len(ls) > MaxTargetLabels {
+		return c.errf(path, "%d labels; at most %d are allowed", len(ls), MaxTargetLabels)
+	}
+	names := make([]string, 0, len(ls))
+	for n := range ls {
+		names = append(names, string(n))
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		p := join(path, n)
+		switch {
+		case !model.LegacyValidation.IsValidLabelName(n) || strings.HasPrefix(n, "__"):
+			return c.errf(p, "invalid label name %q (want [a-zA-Z_][a-zA-Z0-9_]*, not starting with __)", n)
+		case slices.Contains(reservedLabels, n):
+			return c.errf(p, "label name %q is reserved by llm-prober", n)
+		case !utf8.ValidString(string(ls[model.LabelName(n)])):
+			return c.errf(p, "label value is not valid UTF-8")
+		}
+	}
+	return nil
+}
+
+func (c *checker) serverMetrics(path string, sm *ServerMetrics, targetInterval model.Duration) error {
+	if sm.Path == "" {
+		sm.Path = DefaultMetricsPath
+	}
+	if !strings.HasPrefix(sm.Path, "/") {
+		return c.errf(path+".path", "path %q must start with /", sm.Path)
+	}
+	if err := c.positive(&sm.Interval, path+".interval", targetInterval); err != nil {
+		return err
+	}
+	return c.timeout(&sm.Timeout, sm.Interval, path, defaultServerMetricsTimeout)
+}

@@ -1,0 +1,95 @@
+package config
+
+import (
+	"reflect"
+
+	"github.com/prometheus/common/config"
+)
+
+// Equal reports whether two targets have the same effective configuration
+// (Line aside), so a reload can keep an unchanged target's scheduler and
+// counters. It does not look into the modules the target names; see
+// EqualProbes for that.
+func (t *Target) Equal(o *Target) bool {
+	if t == nil || o == nil {
+		return t == o
+	}
+	return reflect.DeepEqual(t.comparable(), o.comparable())
+}
+
+// Equal reports whether two modules have the same effective configuration.
+func (m *Module) Equal(o *Module) bool {
+	if m == nil || o == nil {
+		return m == o
+	}
+	return reflect.DeepEqual(m.comparable(), o.comparable())
+}
+
+// EqualProbes reports whether target t of config c sends exactly the same
+// probes as target o of config oc: same target and same module contents.
+func (t *Target) EqualProbes(c *Config, o *Target, oc *Config) bool {
+	if !t.Equal(o) {
+		return false
+	}
+	a, b := t.ModuleConfigs(c), o.ModuleConfigs(oc)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// comparable is a copy without what DeepEqual must not see: the source
+// line, compiled regexps and the proxy function prometheus/common caches.
+func (t *Target) comparable() Target {
+	c := *t
+	c.Line = 0
+	c.HTTPClientConfig = comparableHTTP(t.HTTPClientConfig)
+	if hc := t.ServerMetrics.HTTPClientConfig; hc != nil {
+		h := comparableHTTP(*hc)
+		c.ServerMetrics.HTTPClientConfig = &h
+	}
+	c.ServerMetrics.Passthrough = make([]*Regexp, len(t.ServerMetrics.Passthrough))
+	for i, r := range t.ServerMetrics.Passthrough {
+		c.ServerMetrics.Passthrough[i] = sourceOnly(r)
+	}
+	return c
+}
+
+func (m *Module) comparable() Module {
+	c := *m
+	c.Line = 0
+	c.Validators.OutputRegex = sourceOnly(m.Validators.OutputRegex)
+	return c
+}
+
+func sourceOnly(r *Regexp) *Regexp {
+	if r == nil {
+		return nil
+	}
+	return &Regexp{Source: r.Source}
+}
+
+func comparableHTTP(h config.HTTPClientConfig) config.HTTPClientConfig {
+	h.ProxyConfig = comparableProxy(h.ProxyConfig)
+	if h.OAuth2 != nil {
+		o := *h.OAuth2
+		o.ProxyConfig = comparableProxy(o.ProxyConfig)
+		h.OAuth2 = &o
+	}
+	return h
+}
+
+// comparableProxy copies only the exported fields, dropping the cached func.
+func comparableProxy(p config.ProxyConfig) config.ProxyConfig {
+	return config.ProxyConfig{
+		ProxyURL:             p.ProxyURL,
+		NoProxy:              p.NoProxy,
+		ProxyFromEnvironment: p.ProxyFromEnvironment,
+		ProxyConnectHeader:   p.ProxyConnectHeader,
+	}
+}

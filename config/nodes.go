@@ -1,0 +1,170 @@
+package config
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// resolve follows aliases and unwraps documents.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil {
+		switch {
+		case n.Kind == yaml.AliasNode:
+			n = n.Alias
+		case n.Kind == yaml.DocumentNode && len(n.Content) == 1:
+			n = n.Content[0]
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n == nil || n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
+}
+
+type pair struct{ k, v *yaml.Node }
+
+// pairs lists a mapping's key/value pairs with merge keys (<<) expanded.
+// Explicit keys win over merged ones, and earlier merges over later ones,
+// as in YAML 1.1. Duplicate explicit keys are kept so callers can reject them.
+func pairs(n *yaml.Node) []pair {
+	var own, merged []pair
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!merge" {
+			own = append(own, pair{k, v})
+			continue
+		}
+		v = resolve(v)
+		srcs := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			srcs = v.Content
+		}
+		for _, s := range srcs {
+			if s = resolve(s); s.Kind == yaml.MappingNode {
+				merged = append(merged, pairs(s)...)
+			}
+		}
+	}
+	seen := make(map[string]bool, len(own))
+	for _, p := range own {
+		seen[p.k.Value] = true
+	}
+	for _, p := range merged {
+		if !seen[p.k.Value] {
+			seen[p.k.Value] = true
+			own = append(own, p)
+		}
+	}
+	return own
+}
+
+// copyNode deep-copies n with aliases resolved, so that secrets expanded in
+// one target's http_client_config never leak into a shared anchor.
+func copyNode(n *yaml.Node) *yaml.Node {
+	n = resolve(n)
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, ch := range n.Content {
+		c.Content[i] = copyNode(ch)
+	}
+	return &c
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
+}
+
+// parent strips the last field or index from a path ("" at the root).
+func parent(path string) string {
+	i := strings.LastIndexAny(path, ".[")
+	if i < 0 {
+		return ""
+	}
+	return path[:i]
+}
+
+// fields maps the YAML keys of struct type t to field indexes, following
+// `yaml:",inline"` structs; inlineMap is the index of an inline map, if any.
+func fields(t reflect.Type) (byKey map[string][]int, inlineMap []int) {
+	byKey = map[string][]int{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("yaml")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if strings.Contains(opts, "inline") {
+			switch f.Type.Kind() {
+			case reflect.Struct:
+				sub, subMap := fields(f.Type)
+				for k, idx := range sub {
+					byKey[k] = append([]int{i}, idx...)
+				}
+				if subMap != nil {
+					inlineMap = append([]int{i}, subMap...)
+				}
+			case reflect.Map:
+				inlineMap = []int{i}
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		byKey[name] = []int{i}
+	}
+	return byKey, inlineMap
+}
+
+// unknownField reports key k as unknown, suggesting the closest known key.
+func (d *decoder) unknownField(k *yaml.Node, path string, known map[string][]int) error {
+	msg := "unknown field"
+	best, bestDist := "", 3
+	for name := range known {
+		if dist := editDistance(k.Value, name); dist < bestDist || (dist == bestDist && name < best) {
+			best, bestDist = name, dist
+		}
+	}
+	if best != "" {
+		msg += ` (did you mean "` + best + `"?)`
+	}
+	return &Error{File: d.file, Line: k.Line, Path: join(path, k.Value), Msg: msg}
+}
+
+// editDistance is the Levenshtein distance, for "did you mean" hints.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
