@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -61,7 +62,10 @@ func (c *checker) url(path string, t *Target) error {
 		return c.errf(path, "a target needs a url")
 	}
 	u, err := url.Parse(t.URL)
+	var ue *url.Error
 	switch {
+	case errors.As(err, &ue): // ue.Err only: the whole error repeats the URL
+		return c.errf(path, "invalid url: %v", ue.Err)
 	case err != nil:
 		return c.errf(path, "invalid url: %v", err)
 	case u.Scheme != "http" && u.Scheme != "https":
@@ -69,9 +73,9 @@ func (c *checker) url(path string, t *Target) error {
 	case u.User != nil:
 		return c.errf(path, "url must not contain credentials; use http_client_config.basic_auth or authorization")
 	case u.Host == "":
-		return c.errf(path, "url %q has no host", t.URL)
+		return c.errf(path, "url %q has no host", t.RedactedURL())
 	case u.Fragment != "":
-		return c.errf(path, "url %q must not have a fragment", t.URL)
+		return c.errf(path, "url must not have a #fragment")
 	}
 	t.URL = strings.TrimRight(t.URL, "/")
 	return nil

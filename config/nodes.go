@@ -138,7 +138,11 @@ func (d *decoder) unknownField(k *yaml.Node, path string, known map[string][]int
 	msg := "unknown field"
 	best, bestDist := "", 3
 	for name := range known {
-		if dist := editDistance(k.Value, name); dist < bestDist || (dist == bestDist && name < best) {
+		dist := editDistance(k.Value, name)
+		if len(k.Value) >= 3 && strings.HasPrefix(name, k.Value) {
+			dist = 0 // a truncated name: "modul" means "modules"
+		}
+		if dist < bestDist || (dist == bestDist && name < best) {
 			best, bestDist = name, dist
 		}
 	}

@@ -1,0 +1,102 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// badConfigs maps each testdata/bad/NAME.yml to its exact error after
+// "testdata/bad/NAME.yml:" (that is, LINE: PATH: MESSAGE).
+var badConfigs = map[string]string{
+	"bad_api":                            `3: modules.chat.api: unknown api "embeddings" (want "chat" or "completions")`,
+	"bad_duration":                       `2: global.interval: unknown unit " seconds" in duration "15 seconds"`,
+	"bad_output_regex":                   "7: modules.chat.validators.output_regex: invalid regex \"(paris\": error parsing regexp: missing closing ): `(paris`",
+	"bad_passthrough_regex":              "15: targets[0].server_metrics.passthrough[1]: invalid regex \"vllm:num_requests_(running\": error parsing regexp: missing closing ): `vllm:num_requests_(running`",
+	"bad_role":                           `4: modules.chat.messages[0].role: role "human" must be one of [system developer user assistant]`,
+	"bad_target_name":                    `7: targets[0].name: name "my target" must match ^[a-zA-Z0-9_.:-]+$`,
+	"chat_no_messages":                   `2: modules.chat.messages: a chat module needs at least one message`,
+	"chat_with_prompt":                   `3: modules.chat.prompt: prompt is for completions modules; chat modules use messages`,
+	"completions_no_prompt":              `2: modules.chat.prompt: a completions module needs a prompt`,
+	"completions_with_messages":          `5: modules.chat.messages: messages are for chat modules; completions modules use prompt`,
+	"duplicate_key":                      `11: targets[0].model: duplicate field (first set at line 9)`,
+	"duplicate_module_ref":               `10: targets[0].modules[1]: module "chat" is listed twice`,
+	"duplicate_target_name":              `11: targets[1].name: duplicate target name "a" (first used at line 7)`,
+	"empty_target":                       `6: targets[0]: target is empty`,
+	"empty_target_name":                  `7: targets[0].name: a target needs a name`,
+	"env_unset":                          `13: targets[0].http_client_config.authorization.credentials: environment variable LLM_PROBER_TEST_UNSET is not set`,
+	"extra_body_model":                   `8: modules.chat.extra_body.model: "model" may not be overridden; it is set from the target's model`,
+	"extra_body_stream":                  `7: modules.chat.extra_body.stream: "stream" may not be overridden; it is set from the prober (always true)`,
+	"global_timeout_gt_interval":         `3: global.timeout: timeout 20s is greater than interval 10s`,
+	"http_client_config_invalid":         `11: targets[0].http_client_config: authorization type cannot be set to "basic", use "basic_auth" instead`,
+	"inline_authorization":               `13: targets[0].http_client_config.authorization.credentials: inline secrets are not allowed; use authorization.credentials_file or ${ENV_VAR}`,
+	"inline_bearer_token":                `12: targets[0].http_client_config.bearer_token: inline secrets are not allowed; use authorization.credentials_file or ${ENV_VAR}`,
+	"inline_header_secret":               `14: targets[0].http_client_config.http_headers.X-Api-Key.secrets[0]: inline secrets are not allowed; use http_headers.X-Api-Key.files or ${ENV_VAR}`,
+	"inline_oauth2_secret":               `14: targets[0].http_client_config.oauth2.client_secret: inline secrets are not allowed; use oauth2.client_secret_file or ${ENV_VAR}`,
+	"inline_password":                    `14: targets[0].http_client_config.basic_auth.password: inline secrets are not allowed; use basic_auth.password_file or ${ENV_VAR}`,
+	"inline_server_metrics_secret":       `15: targets[0].server_metrics.http_client_config.authorization.credentials: inline secrets are not allowed; use authorization.credentials_file or ${ENV_VAR}`,
+	"invalid_label_name":                 `12: targets[0].labels.gpu-type: invalid label name "gpu-type" (want [a-zA-Z_][a-zA-Z0-9_]*, not starting with __)`,
+	"long_target_name":                   `7: targets[0].name: name "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" is longer than 64 characters`,
+	"max_concurrent_probes_zero":         `2: global.max_concurrent_probes: max_concurrent_probes must be at least 1, got 0`,
+	"max_tokens_zero":                    `6: modules.chat.max_tokens: max_tokens must be at least 1, got 0`,
+	"min_output_tokens_gt_max":           `8: modules.chat.validators.min_output_tokens: min_output_tokens 17 must be between 0 and max_tokens 16`,
+	"min_tokens_gt_max":                  `7: modules.chat.min_tokens: min_tokens 32 must be between 0 and max_tokens 16`,
+	"missing_model":                      `7: targets[0].model: a target needs a model`,
+	"missing_url":                        `7: targets[0].url: a target needs a url`,
+	"negative_slo":                       `7: modules.chat.slo.ttft: not a valid duration string: "-1s"`,
+	"no_modules":                         `7: targets[0].modules: a target needs at least one module`,
+	"no_targets":                         `1: targets: at least one target is required`,
+	"reserved_label_name":                `13: targets[0].labels.model: label name "model" is reserved by llm-prober`,
+	"secret_ref":                         `14: targets[0].http_client_config.basic_auth.password_ref: secret manager references are not supported; use a file or ${ENV_VAR}`,
+	"server_metrics_bad_path":            `13: targets[0].server_metrics.path: path "metrics" must start with /`,
+	"server_metrics_timeout_gt_interval": `14: targets[0].server_metrics.timeout: timeout 6s is greater than interval 5s`,
+	"syntax_error":                       `10: did not find expected ',' or '}'`,
+	"target_timeout_gt_interval":         `13: targets[0].timeout: timeout 30s is greater than interval 15s`,
+	"too_many_labels":                    `11: targets[0].labels: 9 labels; at most 8 are allowed`,
+	"unknown_backend":                    `11: targets[0].backend: unknown backend "ollama" (want one of [auto vllm sglang tgi llamacpp trtllm openai])`,
+	"unknown_http_client_field":          `14: targets[0].http_client_config.basic_auth.pasword_file: unknown field (did you mean "password_file"?)`,
+	"unknown_module_field":               `4: modules.chat.messages[0].rol: unknown field (did you mean "role"?)`,
+	"unknown_module_ref":                 `10: targets[0].modules[1]: unknown module "chta"`,
+	"unknown_target_field":               `10: targets[0].modul: unknown field (did you mean "modules"?)`,
+	"unknown_top_field":                  `11: targetz: unknown field (did you mean "targets"?)`,
+	"url_scheme":                         `8: targets[0].url: url "ftp://127.0.0.1:8000" must start with http:// or https://`,
+	"url_unparseable":                    `8: targets[0].url: invalid url: missing ']' in host`,
+	"url_userinfo":                       `8: targets[0].url: url must not contain credentials; use http_client_config.basic_auth or authorization`,
+	"wrong_kind":                         `6: targets: expected a list, got "everything"`,
+	"wrong_scalar_type":                  "2: global.max_concurrent_probes: cannot unmarshal !!str `lots` into int",
+	"zero_interval":                      `11: targets[0].interval: interval must be greater than 0`,
+}
+
+func TestBadConfigs(t *testing.T) {
+	os.Unsetenv("LLM_PROBER_TEST_UNSET")
+	files, err := filepath.Glob("testdata/bad/*.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(badConfigs) {
+		t.Errorf("%d files in testdata/bad, %d in badConfigs", len(files), len(badConfigs))
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".yml")
+		t.Run(name, func(t *testing.T) {
+			want, ok := badConfigs[name]
+			if !ok {
+				t.Fatalf("%s has no expected error in badConfigs", f)
+			}
+			want = f + ":" + want
+			_, err := LoadFile(f)
+			if err == nil {
+				t.Fatalf("got no error, want %q", want)
+			}
+			if err.Error() != want {
+				t.Errorf("wrong error\n got: %s\nwant: %s", err, want)
+			}
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Line < 1 {
+				t.Errorf("error %T is not a *Error with a line", err)
+			}
+		})
+	}
+}
