@@ -1,0 +1,50 @@
+// Command llm-prober probes LLM inference servers with synthetic streaming
+// requests and exports what it measures, and the servers' own capacity
+// signals, as Prometheus metrics.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	app := kingpin.New("llm-prober", "Continuous synthetic prober and exporter for LLM inference servers.")
+	app.Version(version.Print("llm-prober"))
+	app.HelpFlag.Short('h')
+
+	var f proberFlags
+	serve := app.Command("probe", "Run the prober (default).").Default()
+	serve.Flag("config.file", "Configuration file.").Default("llm-prober.yml").StringVar(&f.configFile)
+	serve.Flag("config.check", "Validate the configuration file, print the result and exit.").BoolVar(&f.configCheck)
+	serve.Flag("demo", "Probe a built-in mock vLLM server on loopback with a built-in config (ignores --config.file).").BoolVar(&f.demo)
+	serve.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.metricsPath)
+	serve.Flag("shutdown.timeout", "How long to wait for in-flight probes on SIGTERM.").Default("5s").DurationVar(&f.shutdownTimeout)
+	serve.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
+	serve.Flag("log.format", "Output format of log messages: logfmt, json.").Default("logfmt").EnumVar(&f.logFormat, "logfmt", "json")
+	f.web = kingpinflag.AddFlags(serve, ":9775")
+
+	var m mockFlags
+	mock := app.Command("mock-vllm", "Run only the mock vLLM server (for trying the prober, demos and tests).")
+	m.register(mock)
+
+	cmd, err := app.Parse(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "llm-prober: %v\n", err)
+		return 2
+	}
+	switch cmd {
+	case mock.FullCommand():
+		return m.run()
+	default:
+		return f.run()
+	}
+}

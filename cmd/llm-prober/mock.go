@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+type mockFlags struct {
+	listen          string
+	opts            mockvllm.Options
+	ttftJitter      time.Duration
+	itlJitter       time.Duration
+	specTokens      int
+	specAcceptance  float64
+	faults          string
+	ttft, itl       time.Duration
+	headersAtFirst  bool
+	finishOnLastChk bool
+}
+
+func (m *mockFlags) register(cmd *kingpin.CmdClause) {
+	d := mockvllm.DefaultOptions()
+	m.opts = d
+	cmd.Flag("listen-address", "Address to serve on.").Default("127.0.0.1:8000").StringVar(&m.listen)
+	cmd.Flag("model", "Served model name.").Default(d.Model).StringVar(&m.opts.Model)
+	cmd.Flag("ttft", "Mean prefill time before the first token.").Default(d.TTFT.Mean.String()).DurationVar(&m.ttft)
+	cmd.Flag("ttft-jitter", "Uniform jitter around --ttft.").Default(d.TTFT.Jitter.String()).DurationVar(&m.ttftJitter)
+	cmd.Flag("itl", "Mean gap between decode steps.").Default(d.ITL.Mean.String()).DurationVar(&m.itl)
+	cmd.Flag("itl-jitter", "Uniform jitter around --itl.").Default(d.ITL.Jitter.String()).DurationVar(&m.itlJitter)
+	cmd.Flag("tokens-per-chunk", "Tokens per decode step.").Default(strconv.Itoa(d.TokensPerChunk)).IntVar(&m.opts.TokensPerChunk)
+	cmd.Flag("max-running", "Running-request limit (vLLM max_num_seqs); the rest wait.").Default(strconv.Itoa(d.MaxRunning)).IntVar(&m.opts.MaxRunning)
+	cmd.Flag("kv-blocks", "KV-cache budget in blocks; exhausting it preempts requests.").Default(strconv.Itoa(d.KVBlocks)).IntVar(&m.opts.KVBlocks)
+	cmd.Flag("block-size", "Tokens per KV block.").Default(strconv.Itoa(d.BlockSize)).IntVar(&m.opts.BlockSize)
+	cmd.Flag("prefix-cache-hit-rate", "Fraction of prompt tokens served from the prefix cache.").Default(fmt.Sprint(d.PrefixCacheHitRate)).Float64Var(&m.opts.PrefixCacheHitRate)
+	cmd.Flag("spec-tokens", "Speculative tokens per step (0 disables speculative decoding).").Default("0").IntVar(&m.specTokens)
+	cmd.Flag("spec-acceptance", "Per-position draft acceptance probability.").Default("0.7").Float64Var(&m.specAcceptance)
+	cmd.Flag("faults", "Per-request fault probabilities, e.g. rate_limit=0.02,stream_error=0.01.").Default("").StringVar(&m.faults)
+	cmd.Flag("headers-with-first-chunk", "Delay response headers until the first token.").BoolVar(&m.headersAtFirst)
+	cmd.Flag("finish-on-last-chunk", "Put finish_reason on the last content chunk.").BoolVar(&m.finishOnLastChk)
+}
+
+func (m *mockFlags) run() int {
+	o := m.opts
+	o.TTFT = mockvllm.Dist{Mean: m.ttft, Jitter: m.ttftJitter}
+	o.ITL = mockvllm.Dist{Mean: m.itl, Jitter: m.itlJitter}
+	o.HeadersWithFirstChunk, o.FinishOnLastChunk = m.headersAtFirst, m.finishOnLastChk
+	if m.specTokens > 0 {
+		o.SpecDecode = &mockvllm.SpecOptions{NumSpeculativeTokens: m.specTokens, AcceptanceRate: m.specAcceptance}
+	}
+	faults, err := parseFaultRates(m.faults)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "llm-prober mock-vllm:", err)
+		return 2
+	}
+	o.Faults = faults
+	mock := mockvllm.New(o)
+	defer mock.Close()
+	srv := &http.Server{Addr: m.listen, Handler: mock, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	fmt.Fprintf(os.Stderr, "mock vLLM serving model %q on http://%s\n", o.Model, m.listen)
+	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+		fmt.Fprintln(os.Stderr, "llm-prober mock-vllm:", err)
+		return 1
+	}
+	return 0
+}
+
+// parseFaultRates reads "name=p,name=p".
+func parseFaultRates(s string) (mockvllm.FaultRates, error) {
+	rates := mockvllm.FaultRates{}
+	if s == "" {
+		return rates, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		name, p, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("--faults: %q is not name=probability", kv)
+		}
+		f, err := mockvllm.ParseFault(name)
+		if err != nil {
+			return nil, fmt.Errorf("--faults: %w", err)
+		}
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || v < 0 || v > 1 {
+			return nil, fmt.Errorf("--faults: probability %q for %s is not in [0,1]", p, name)
+		}
+		rates[f] = v
+	}
+	return rates, nil
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/llm-prober/llm-prober/collector"
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prober"
+)
+
+type proberFlags struct {
+	configFile      string
+	configCheck     bool
+	demo            bool
+	metricsPath     string
+	shutdownTimeout time.Duration
+	logLevel        string
+	logFormat       string
+	web             *web.FlagConfig
+}
+
+// app is the running prober: the config and everything applied from it.
+type app struct {
+	logger     log.Logger
+	configFile string
+	safe       *config.SafeConfig
+	scheduler  *prober.Scheduler
+	servers    *collector.Manager
+}
+
+func (f *proberFlags) run() int {
+	logger, err := newLogger(f.logLevel, f.logFormat)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if f.configCheck {
+		return checkConfig(f.configFile)
+	}
+	level.Info(logger).Log("msg", "starting llm-prober", "version", version.Info(), "build_context", version.BuildContext())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if f.demo {
+		file, closeDemo, err := startDemo(logger)
+		if err != nil {
+			level.Error(logger).Log("msg", "cannot start demo", "err", err)
+			return 1
+		}
+		defer closeDemo()
+		f.configFile = file
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(versioncollector.NewCollector("llm_prober"),
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg)}
+	a.scheduler = prober.NewScheduler(logger, prober.NewMetrics(reg), "llm-prober/"+version.Version, nil)
+	a.servers = collector.NewManager(logger)
+	reg.MustRegister(prober.NewTargetInfo(a.safe.Get), a.servers)
+
+	if err := a.reload(); err != nil {
+		level.Error(logger).Log("msg", "cannot load config", "err", err)
+		return 1
+	}
+
+	srv := &http.Server{Handler: a.routes(reg, f.metricsPath), ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- web.ListenAndServe(srv, f.web, slogFrom(logger)) }()
+
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	code := 0
+loop:
+	for {
+		select {
+		case <-hup:
+			if err := a.reload(); err != nil {
+				level.Error(logger).Log("msg", "reload failed; keeping the running config", "err", err)
+			}
+		case err := <-serveErr:
+			if !errors.Is(err, http.ErrServerClosed) {
+				level.Error(logger).Log("msg", "HTTP server failed", "err", err)
+				code = 1
+			}
+			break loop
+		case <-ctx.Done():
+			level.Info(logger).Log("msg", "shutting down")
+			break loop
+		}
+	}
+	if !a.scheduler.Stop(f.shutdownTimeout) {
+		level.Warn(logger).Log("msg", "in-flight probes did not stop in time", "timeout", f.shutdownTimeout)
+	}
+	a.servers.Stop()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	defer cancel()
+	_ = srv.Shutdown(shutdownCtx)
+	return code
+}
+
+// reload loads the config file and applies it when it changed. On any
+// error the running config stays in place.
+func (a *app) reload() error {
+	changed, err := a.safe.Reload(a.configFile)
+	if err != nil {
+		return err
+	}
+	if !changed {
+		level.Debug(a.logger).Log("msg", "config file unchanged, nothing to reload")
+		return nil
+	}
+	cfg := a.safe.Get()
+	if err := a.scheduler.Apply(cfg); err != nil {
+		return err
+	}
+	a.servers.Apply(cfg.Targets)
+	level.Info(a.logger).Log("msg", "config loaded", "file", a.configFile, "targets", len(cfg.Targets), "modules", len(cfg.Modules))
+	return nil
+}
+
+func checkConfig(file string) int {
+	cfg, err := config.LoadFile(file)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("%s: OK (%d targets, %d modules)\n", file, len(cfg.Targets), len(cfg.Modules))
+	return 0
+}

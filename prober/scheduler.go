@@ -1,0 +1,293 @@
+package prober
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	commoncfg "github.com/prometheus/common/config"
+
+	"github.com/llm-prober/llm-prober/config"
+)
+
+// Skip reasons for llm_prober_probes_skipped_total.
+const (
+	SkipOverlap     = "overlap"
+	SkipConcurrency = "concurrency_limit"
+)
+
+// Observer is told about every finished probe (history, debug pages).
+type Observer func(*Result)
+
+// Scheduler runs every (target, module) pair on its own goroutine, at its
+// own interval, from a random phase so that targets do not probe in step.
+// A job runs its probes one after another, so it never overlaps itself.
+type Scheduler struct {
+	logger    log.Logger
+	metrics   *Metrics
+	userAgent string
+	observe   Observer
+
+	mu      sync.Mutex
+	jobs    map[jobKey]*job
+	clients map[string]*targetClient
+	// slots caps probes in flight globally. Atomic, not under mu: Apply
+	// holds mu while it waits for removed jobs to stop.
+	slots   atomic.Pointer[chan struct{}]
+	running bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+type jobKey struct{ target, module string }
+
+type targetClient struct {
+	target *config.Target
+	client *http.Client
+}
+
+type job struct {
+	target *config.Target
+	module *config.Module
+	client *http.Client
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu   sync.Mutex
+	last *Result
+}
+
+// NewScheduler returns a scheduler; Apply starts it.
+func NewScheduler(logger log.Logger, metrics *Metrics, userAgent string, observe Observer) *Scheduler {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Scheduler{
+		logger: logger, metrics: metrics, userAgent: userAgent, observe: observe,
+		jobs: map[jobKey]*job{}, clients: map[string]*targetClient{},
+		ctx: ctx, cancel: cancel,
+	}
+}
+
+// Apply makes the running jobs match cfg. Jobs whose target and module
+// are unchanged keep running on their schedule with their counters; new or
+// changed ones start at a random phase; removed ones stop and their series
+// are deleted.
+func (s *Scheduler) Apply(cfg *config.Config) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.slots.Load(); p == nil || cap(*p) != cfg.Global.MaxConcurrentProbes {
+		// In-flight probes keep their slot on the old channel; the new cap
+		// applies from the next probe on.
+		ch := make(chan struct{}, max(cfg.Global.MaxConcurrentProbes, 1))
+		s.slots.Store(&ch)
+	}
+	clients, err := s.buildClients(cfg)
+	if err != nil {
+		return err
+	}
+	want := map[jobKey]*job{}
+	for _, t := range cfg.Targets {
+		for _, name := range t.Modules {
+			m := cfg.Modules[name]
+			if m == nil {
+				continue // rejected by config validation
+			}
+			k := jobKey{t.Name, name}
+			if old, ok := s.jobs[k]; ok && old.target.Equal(t) && old.module.Equal(m) {
+				want[k] = old
+				continue
+			}
+			want[k] = &job{target: t, module: m, client: clients[t.Name].client}
+		}
+	}
+	for k, j := range s.jobs {
+		if want[k] == j {
+			continue
+		}
+		j.stop()
+		if nj, ok := want[k]; !ok || nj.target.Model != j.target.Model {
+			s.metrics.Delete(j.target.Name, j.target.Model, j.module.Name)
+		}
+	}
+	for k, j := range want {
+		if s.jobs[k] == j {
+			continue
+		}
+		s.metrics.Init(j.target.Name, j.target.Model, j.module.Name, time.Duration(j.target.Interval), map[string]time.Duration{
+			"ttft": time.Duration(j.module.SLO.TTFT), "tpot": time.Duration(j.module.SLO.TPOT), "e2el": time.Duration(j.module.SLO.E2EL),
+		})
+		s.start(j)
+	}
+	s.jobs = want
+	s.clients = clients
+	s.running = true
+	return nil
+}
+
+// buildClients reuses the HTTP client (and its connection pool) of every
+// target whose config is unchanged.
+func (s *Scheduler) buildClients(cfg *config.Config) (map[string]*targetClient, error) {
+	out := map[string]*targetClient{}
+	for _, t := range cfg.Targets {
+		if old, ok := s.clients[t.Name]; ok && old.target.Equal(t) {
+			out[t.Name] = old
+			continue
+		}
+		c, err := commoncfg.NewClientFromConfig(t.HTTPClientConfig, "llm_prober")
+		if err != nil {
+			return nil, err
+		}
+		out[t.Name] = &targetClient{target: t, client: c}
+	}
+	for name, old := range s.clients {
+		if out[name] != old {
+			old.client.CloseIdleConnections()
+		}
+	}
+	return out, nil
+}
+
+func (s *Scheduler) start(j *job) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	j.cancel, j.done = cancel, make(chan struct{})
+	go s.loop(ctx, j)
+}
+
+func (j *job) stop() {
+	j.cancel()
+	<-j.done
+}
+
+func (s *Scheduler) loop(ctx context.Context, j *job) {
+	defer close(j.done)
+	interval := time.Duration(j.target.Interval)
+	// A random phase spreads targets over the interval, at start and after
+	// a reload, instead of firing them all at once.
+	next := time.Now().Add(rand.N(interval))
+	timer := time.NewTimer(time.Until(next))
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		s.runOnce(ctx, j, next.Add(interval))
+		// Keep the grid: skip slots that the run overran rather than
+		// bunching probes up.
+		next = next.Add(interval)
+		for !next.After(time.Now()) {
+			s.metrics.Skip(j.target.Name, j.target.Model, j.module.Name, SkipOverlap)
+			next = next.Add(interval)
+		}
+		timer.Reset(time.Until(next))
+	}
+}
+
+// runOnce waits for a global slot until the next scheduled run at most,
+// then probes under the target's timeout.
+func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) {
+	slots := *s.slots.Load() // released to the channel it was taken from
+	wait, cancelWait := context.WithDeadline(ctx, deadline)
+	select {
+	case slots <- struct{}{}:
+		cancelWait()
+	case <-wait.Done():
+		cancelWait()
+		if ctx.Err() == nil {
+			s.metrics.Skip(j.target.Name, j.target.Model, j.module.Name, SkipConcurrency)
+		}
+		return
+	}
+	defer func() { <-slots }()
+	s.metrics.inFlight.Inc()
+	defer s.metrics.inFlight.Dec()
+
+	pctx, cancel := context.WithTimeout(ctx, time.Duration(j.target.Timeout))
+	r := Run(pctx, j.client, j.target, j.module, NewProbeID(), s.userAgent)
+	cancel()
+	if ctx.Err() != nil {
+		return // shut down or reloaded mid-probe: not a target failure
+	}
+	end := time.Now()
+	s.metrics.Record(r, end)
+	j.mu.Lock()
+	j.last = r
+	j.mu.Unlock()
+	if s.observe != nil {
+		s.observe(r)
+	}
+	if !r.Success() {
+		level.Debug(s.logger).Log("msg", "probe failed", "target", r.Target, "module", r.Module,
+			"probe_id", r.ID, "reason", r.Reason, "err", r.Err)
+	}
+}
+
+// Stop cancels every job and in-flight probe, waiting at most timeout.
+func (s *Scheduler) Stop(timeout time.Duration) bool {
+	s.cancel()
+	s.mu.Lock()
+	jobs := s.jobs
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		for _, j := range jobs {
+			<-j.done
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+// Running reports whether a config has been applied (for /-/ready).
+func (s *Scheduler) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running && s.ctx.Err() == nil
+}
+
+// Status is the state of one job, for the landing page.
+type Status struct {
+	Target, Module, Model, URL string
+	Interval                   time.Duration
+	Last                       *Result
+}
+
+// Statuses lists every job, sorted by target then module.
+func (s *Scheduler) Statuses() []Status {
+	s.mu.Lock()
+	out := make([]Status, 0, len(s.jobs))
+	for k, j := range s.jobs {
+		j.mu.Lock()
+		out = append(out, Status{Target: k.target, Module: k.module, Model: j.target.Model,
+			URL: j.target.RedactedURL(), Interval: time.Duration(j.target.Interval), Last: j.last})
+		j.mu.Unlock()
+	}
+	s.mu.Unlock()
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Target != out[b].Target {
+			return out[a].Target < out[b].Target
+		}
+		return out[a].Module < out[b].Module
+	})
+	return out
+}
+
+// NewProbeID returns a random 16-hex-digit id.
+func NewProbeID() string {
+	var b [8]byte
+	_, _ = crand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
