@@ -1,0 +1,143 @@
+package collector
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/client_golang/prometheus"
+	pconfig "github.com/prometheus/common/config"
+
+	"github.com/llm-prober/llm-prober/config"
+)
+
+// Manager runs one scraper per target with server_metrics.enabled and
+// re-exports their data. It is an unchecked prometheus.Collector.
+type Manager struct {
+	logger log.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	now    func() time.Time // replaced in tests
+
+	applyMu  sync.Mutex
+	mu       sync.Mutex
+	scrapers map[string]*scraper
+	stopped  bool
+}
+
+var _ prometheus.Collector = (*Manager)(nil)
+
+// NewManager returns a Manager with no targets; call Apply to start some.
+func NewManager(logger log.Logger) *Manager {
+	if logger == nil {
+		logger = log.NewNopLogger()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Manager{logger: logger, ctx: ctx, cancel: cancel, now: time.Now, scrapers: map[string]*scraper{}}
+}
+
+// Apply makes the running scrapers match targets: new or changed targets
+// get a fresh scraper (a changed one keeps its counters), unchanged ones
+// keep running untouched, and removed ones stop and lose their series.
+func (m *Manager) Apply(targets []*config.Target) {
+	want := map[string]*targetSpec{}
+	for _, t := range targets {
+		if t == nil || !t.ServerMetrics.Enabled {
+			continue
+		}
+		if _, dup := want[t.Name]; dup {
+			level.Error(m.logger).Log("msg", "Duplicate target name; server metrics scraped for the first only", "target", t.Name)
+			continue
+		}
+		want[t.Name] = newSpec(t)
+	}
+
+	// Serialised so that a changed target's old scraper has exited before
+	// its counters are copied into the new one.
+	m.applyMu.Lock()
+	defer m.applyMu.Unlock()
+
+	var stopped []*scraper
+	m.mu.Lock()
+	if m.stopped {
+		m.mu.Unlock()
+		return
+	}
+	for name, s := range m.scrapers {
+		if spec, ok := want[name]; ok && s.spec.equal(spec) {
+			delete(want, name) // unchanged: keep it running
+			continue
+		}
+		s.stop()
+		stopped = append(stopped, s)
+		delete(m.scrapers, name)
+	}
+	m.mu.Unlock()
+	wait(stopped)
+
+	old := make(map[string]*counters, len(stopped))
+	for _, s := range stopped {
+		old[s.spec.name] = s.ctr.clone()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopped {
+		return
+	}
+	for name, spec := range want {
+		client, err := pconfig.NewClientFromConfig(spec.http, "llm_prober")
+		if err != nil {
+			level.Error(m.logger).Log("msg", "Cannot build HTTP client; server metrics not scraped", "target", name, "err", err)
+			continue
+		}
+		s := newScraper(spec, client, old[name], m.logger)
+		m.scrapers[name] = s
+		s.start(m.ctx)
+	}
+}
+
+// Stop stops every scraper and waits for them; Apply does nothing after.
+func (m *Manager) Stop() {
+	m.mu.Lock()
+	m.stopped = true
+	m.cancel()
+	all := make([]*scraper, 0, len(m.scrapers))
+	for _, s := range m.scrapers {
+		all = append(all, s)
+	}
+	m.scrapers = map[string]*scraper{}
+	m.mu.Unlock()
+	wait(all)
+}
+
+// wait blocks until the scrapers' goroutines exit.
+func wait(ss []*scraper) {
+	for _, s := range ss {
+		<-s.done
+	}
+}
+
+// Describe sends nothing: the Manager is an unchecked collector because
+// its families depend on what the targets expose.
+func (m *Manager) Describe(chan<- *prometheus.Desc) {}
+
+// Collect sends every target's health and fresh data. It only reads
+// snapshots, so it returns at once whatever the targets are doing.
+func (m *Manager) Collect(ch chan<- prometheus.Metric) {
+	m.mu.Lock()
+	list := make([]*scraper, 0, len(m.scrapers))
+	for _, s := range m.scrapers {
+		list = append(list, s)
+	}
+	m.mu.Unlock()
+	// Sorted so that passthrough clashes are resolved the same way each time.
+	sort.Slice(list, func(i, j int) bool { return list[i].spec.name < list[j].spec.name })
+	now := m.now()
+	g := newPTGuard()
+	for _, s := range list {
+		s.collect(ch, now, g)
+	}
+}

@@ -1,0 +1,59 @@
+package collector
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// parse reads a classic text exposition. The text parser keeps duplicate
+// series and duplicate labels as they are; re-exporting those would make
+// our own /metrics fail to gather, so they fail the scrape here.
+func parse(body []byte) (map[string]*dto.MetricFamily, *scrapeError) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		return nil, failf(reasonParse, "%v", err)
+	}
+	for name, mf := range fams {
+		if serr := checkFamily(name, mf); serr != nil {
+			return nil, serr
+		}
+	}
+	return fams, nil
+}
+
+func checkFamily(name string, mf *dto.MetricFamily) *scrapeError {
+	seen := make(map[string]struct{}, len(mf.GetMetric()))
+	for _, met := range mf.GetMetric() {
+		pairs := make([]string, 0, len(met.GetLabel()))
+		names := make(map[string]struct{}, len(met.GetLabel()))
+		for _, lp := range met.GetLabel() {
+			if _, dup := names[lp.GetName()]; dup {
+				return failf(reasonParse, "family %q: label %q appears twice in one series", name, lp.GetName())
+			}
+			names[lp.GetName()] = struct{}{}
+			pairs = append(pairs, lp.GetName()+"\xfe"+lp.GetValue())
+		}
+		sort.Strings(pairs)
+		key := strings.Join(pairs, "\xff")
+		if _, dup := seen[key]; dup {
+			return failf(reasonDuplicate, "family %q: series {%s} appears twice", name, strings.NewReplacer("\xfe", "=", "\xff", ",").Replace(key))
+		}
+		seen[key] = struct{}{}
+		if h := met.GetHistogram(); h != nil {
+			bounds := make(map[float64]struct{}, len(h.GetBucket()))
+			for _, b := range h.GetBucket() {
+				if _, dup := bounds[b.GetUpperBound()]; dup {
+					return failf(reasonDuplicate, "histogram %q: bucket le=%g appears twice", name, b.GetUpperBound())
+				}
+				bounds[b.GetUpperBound()] = struct{}{}
+			}
+		}
+	}
+	return nil
+}

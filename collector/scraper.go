@@ -1,0 +1,183 @@
+package collector
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+
+	"github.com/llm-prober/llm-prober/config"
+)
+
+// MaxNormalisedSeries caps normalised series per target; with the engine
+// and reason labels bounded by the server this is only a safety net.
+const MaxNormalisedSeries = 5000
+
+// backendUnknown labels a target whose exposition matched no mapping.
+const backendUnknown = "unknown"
+
+// counters outlive a scraper when its target's config changes, so that
+// rate() over them does not see a reset.
+type counters struct {
+	scrapes  float64
+	failures map[string]float64
+}
+
+func newCounters() *counters {
+	c := &counters{failures: make(map[string]float64, len(allReasons))}
+	for _, r := range allReasons {
+		c.failures[r] = 0 // pre-created so rate() and absent() work from the start
+	}
+	return c
+}
+
+// clone copies c; the caller must own c (its scraper has exited).
+func (c *counters) clone() *counters {
+	n := &counters{scrapes: c.scrapes, failures: make(map[string]float64, len(c.failures))}
+	for r, v := range c.failures {
+		n.failures[r] = v
+	}
+	return n
+}
+
+// snapshot is the last successfully scraped data of a target.
+type snapshot struct {
+	at        time.Time
+	backend   string
+	samples   []sample
+	pt        []ptFamily
+	ptDropped int
+}
+
+// scraper fetches one target's exposition on its own ticker.
+type scraper struct {
+	spec   *targetSpec
+	client *http.Client
+	res    []*regexp.Regexp
+	logger log.Logger
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu         sync.Mutex
+	ctr        *counters
+	ran        bool // at least one scrape finished
+	lastOK     bool
+	lastReason string
+	lastDur    time.Duration
+	data       *snapshot
+}
+
+func newScraper(spec *targetSpec, client *http.Client, ctr *counters, logger log.Logger) *scraper {
+	if ctr == nil {
+		ctr = newCounters()
+	}
+	s := &scraper{spec: spec, client: client, ctr: ctr, logger: log.With(logger, "target", spec.name), done: make(chan struct{})}
+	for _, src := range spec.passthrough {
+		re, err := anchor(src)
+		if err != nil {
+			level.Error(s.logger).Log("msg", "Ignoring invalid passthrough regex", "regex", src, "err", err)
+			continue
+		}
+		s.res = append(s.res, re)
+	}
+	return s
+}
+
+func (s *scraper) start(parent context.Context) {
+	ctx, cancel := context.WithCancel(parent)
+	s.cancel = cancel
+	go s.run(ctx)
+}
+
+// stop cancels the scraper; wait for done outside any lock.
+func (s *scraper) stop() { s.cancel() }
+
+func (s *scraper) run(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTicker(s.spec.interval)
+	defer t.Stop()
+	for {
+		s.scrapeOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *scraper) scrapeOnce(ctx context.Context) {
+	start := time.Now()
+	body, serr := fetch(ctx, s.client, s.spec.url, s.spec.timeout, MaxBodyBytes)
+	var snap *snapshot
+	if serr == nil {
+		snap, serr = s.process(body)
+	}
+	if ctx.Err() != nil {
+		return // stopping: neither a success nor a failure
+	}
+	dur := time.Since(start)
+
+	s.mu.Lock()
+	wasOK, wasReason, ran := s.lastOK, s.lastReason, s.ran
+	s.ctr.scrapes++
+	s.ran, s.lastDur = true, dur
+	if serr != nil {
+		s.ctr.failures[serr.reason]++
+		s.lastOK, s.lastReason = false, serr.reason
+	} else {
+		snap.at = time.Now()
+		s.lastOK, s.lastReason, s.data = true, "", snap
+	}
+	s.mu.Unlock()
+
+	switch {
+	case serr != nil && (wasOK || !ran || wasReason != serr.reason):
+		level.Warn(s.logger).Log("msg", "Server metrics scrape failed", "url", s.spec.url, "reason", serr.reason, "err", serr.err)
+	case serr != nil:
+		level.Debug(s.logger).Log("msg", "Server metrics scrape failed", "url", s.spec.url, "reason", serr.reason, "err", serr.err)
+	case ran && !wasOK:
+		level.Info(s.logger).Log("msg", "Server metrics scrape recovered", "url", s.spec.url)
+	}
+}
+
+// process turns a body into a snapshot; the raw families are dropped
+// afterwards so memory is bounded by what we re-export.
+func (s *scraper) process(body []byte) (*snapshot, *scrapeError) {
+	fams, serr := parse(body)
+	if serr != nil {
+		return nil, serr
+	}
+	var m *Mapping
+	backend := string(s.spec.backend)
+	if s.spec.backend == "" || s.spec.backend == config.BackendAuto {
+		names := make([]string, 0, len(fams))
+		for n := range fams {
+			names = append(names, n)
+		}
+		m, backend = detectBackend(names), backendUnknown
+		if m != nil {
+			backend = string(m.Backend)
+		}
+	} else {
+		m = registry[s.spec.backend] // nil for openai: health and passthrough only
+	}
+	snap := &snapshot{backend: backend}
+	if m != nil {
+		var conflicts int
+		snap.samples, conflicts = normalize(m, fams, s.spec.model)
+		if conflicts > 0 {
+			level.Debug(s.logger).Log("msg", "Dropped series whose histogram buckets differ from their group", "count", conflicts)
+		}
+		if len(snap.samples) > MaxNormalisedSeries {
+			level.Warn(s.logger).Log("msg", "Too many normalised series; truncating", "count", len(snap.samples), "limit", MaxNormalisedSeries)
+			snap.samples = snap.samples[:MaxNormalisedSeries]
+		}
+	}
+	snap.pt, snap.ptDropped = selectPassthrough(fams, s.res, MaxPassthroughSeries)
+	return snap, nil
+}

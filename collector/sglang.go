@@ -1,0 +1,48 @@
+package collector
+
+import (
+	"strings"
+
+	"github.com/llm-prober/llm-prober/config"
+)
+
+// SGLang (--enable-metrics). Scheduler series carry tp/pp/dp ranks; each
+// rank combination becomes its own engine value so that per-rank gauges
+// are never added up. Gauges (cache_hit_rate, spec_accept_*) are not
+// faked into counters.
+func init() {
+	register(&Mapping{
+		Backend:     config.BackendSGLang,
+		Prefixes:    []string{"sglang:"},
+		ModelLabels: []string{"model_name"},
+		Engine:      sglangEngine,
+		Rules: []Rule{
+			{Family: famKVCacheUsage, Sources: []Source{{Name: "sglang:token_usage"}}},
+			{Family: famRequestsRunning, Sources: []Source{{Name: "sglang:num_running_reqs"}}},
+			{Family: famRequestsWaiting, Sources: []Source{{Name: "sglang:num_queue_reqs"}}},
+			{Family: famPreemptions, Sources: []Source{{Name: "sglang:num_retracted_requests_total"}}},
+			{Family: famPrefixCacheHits, Sources: []Source{{Name: "sglang:cached_tokens_total"}}},
+			{Family: famPrefixCacheHitRatio, Sources: []Source{{Name: "sglang:cache_hit_rate"}}},
+			{Family: famPromptTokens, Sources: []Source{{Name: "sglang:prompt_tokens_total"}}},
+			{Family: famGenerationTokens, Sources: []Source{{Name: "sglang:generation_tokens_total"}}},
+			// num_requests_total is not split by reason; only aborts are.
+			{Family: famRequestsFinished, Sources: []Source{{Name: "sglang:num_aborted_requests_total",
+				Const: map[string]string{"reason": "abort"}}}},
+			{Family: famTTFT, Sources: []Source{{Name: "sglang:time_to_first_token_seconds"}}},
+			{Family: famITL, Sources: []Source{{Name: "sglang:inter_token_latency_seconds"}}},
+			{Family: famE2E, Sources: []Source{{Name: "sglang:e2e_request_latency_seconds"}}},
+			{Family: famQueueTime, Sources: []Source{{Name: "sglang:queue_time_seconds"}}},
+		},
+	})
+}
+
+// sglangEngine joins the rank labels present, e.g. "dp1-tp0".
+func sglangEngine(l map[string]string) string {
+	var parts []string
+	for _, r := range []struct{ label, short string }{{"dp_rank", "dp"}, {"pp_rank", "pp"}, {"tp_rank", "tp"}} {
+		if v, ok := l[r.label]; ok {
+			parts = append(parts, r.short+v)
+		}
+	}
+	return strings.Join(parts, "-")
+}

@@ -1,0 +1,94 @@
+package collector
+
+import (
+	"reflect"
+	"strings"
+	"time"
+
+	pconfig "github.com/prometheus/common/config"
+
+	"github.com/llm-prober/llm-prober/config"
+)
+
+// maxDefaultTimeout bounds the default scrape timeout (config.go: the
+// default is min(10s, interval)).
+const maxDefaultTimeout = 10 * time.Second
+
+// targetSpec is the effective server-metrics configuration of a target:
+// two equal specs mean the running scraper can be kept.
+type targetSpec struct {
+	name        string
+	model       string
+	url         string
+	backend     config.Backend // "" and "auto" mean detect
+	interval    time.Duration
+	timeout     time.Duration
+	passthrough []string
+	http        pconfig.HTTPClientConfig
+}
+
+func newSpec(t *config.Target) *targetSpec {
+	sm := t.ServerMetrics
+	s := &targetSpec{name: t.Name, model: t.Model, backend: t.Backend}
+	path := sm.Path
+	if path == "" {
+		path = config.DefaultMetricsPath
+	}
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	s.url = strings.TrimRight(t.URL, "/") + path
+	s.interval = time.Duration(sm.Interval)
+	if s.interval <= 0 {
+		s.interval = time.Duration(t.Interval)
+	}
+	if s.interval <= 0 {
+		s.interval = config.DefaultInterval
+	}
+	s.timeout = time.Duration(sm.Timeout)
+	if s.timeout <= 0 {
+		s.timeout = min(maxDefaultTimeout, s.interval)
+	}
+	for _, re := range sm.Passthrough {
+		if re != nil {
+			src := re.Source
+			if src == "" && re.Regexp != nil {
+				src = re.String()
+			}
+			s.passthrough = append(s.passthrough, src)
+		}
+	}
+	s.http = t.HTTPClientConfig
+	if sm.HTTPClientConfig != nil {
+		s.http = *sm.HTTPClientConfig
+	}
+	s.http = comparableHTTP(s.http)
+	return s
+}
+
+// staleAfter is how old the last good data may get before it is dropped
+// instead of served: two missed scrapes plus one in flight.
+func (s *targetSpec) staleAfter() time.Duration { return 2*s.interval + s.timeout }
+
+func (s *targetSpec) equal(o *targetSpec) bool { return reflect.DeepEqual(s, o) }
+
+// comparableHTTP drops the proxy func that ProxyConfig caches once used:
+// funcs never compare equal, which would restart scrapers on every Apply.
+func comparableHTTP(c pconfig.HTTPClientConfig) pconfig.HTTPClientConfig {
+	c.ProxyConfig = plainProxy(c.ProxyConfig)
+	if c.OAuth2 != nil {
+		o := *c.OAuth2
+		o.ProxyConfig = plainProxy(o.ProxyConfig)
+		c.OAuth2 = &o
+	}
+	return c
+}
+
+func plainProxy(p pconfig.ProxyConfig) pconfig.ProxyConfig {
+	return pconfig.ProxyConfig{
+		ProxyURL:             p.ProxyURL,
+		NoProxy:              p.NoProxy,
+		ProxyFromEnvironment: p.ProxyFromEnvironment,
+		ProxyConnectHeader:   p.ProxyConnectHeader,
+	}
+}
