@@ -1,0 +1,316 @@
+// Package dashboards builds the llm-prober Grafana dashboards as Go code
+// (grafana-foundation-sdk). The JSON files next to this file are generated
+// from it; regenerate them with `go generate ./...` in this directory
+// (dashboards_test.go fails when they are stale).
+package dashboards
+
+//go:generate go run ./cmd/generate -out .
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
+	"github.com/grafana/grafana-foundation-sdk/go/stat"
+	"github.com/grafana/grafana-foundation-sdk/go/table"
+	"github.com/grafana/grafana-foundation-sdk/go/timeseries"
+)
+
+// File is one generated dashboard.
+type File struct {
+	Name      string // file name, e.g. llm-prober-slo.json
+	Dashboard dashboard.Dashboard
+}
+
+// All builds every dashboard.
+func All() ([]File, error) {
+	builders := []struct {
+		name string
+		b    *dashboard.DashboardBuilder
+	}{
+		{"llm-prober-slo.json", sloOverview()},
+		{"llm-prober-capacity.json", capacity()},
+		{"llm-prober-target.json", targetDrillDown()},
+	}
+	var out []File
+	for _, b := range builders {
+		d, err := b.b.Build()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.name, err)
+		}
+		if err := d.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: validate: %w", b.name, err)
+		}
+		out = append(out, File{Name: b.name, Dashboard: d})
+	}
+	return out, nil
+}
+
+// Render returns the JSON for every dashboard, keyed by file name.
+func Render() (map[string][]byte, error) {
+	files, err := All()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(f.Dashboard); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		out[f.Name] = buf.Bytes()
+	}
+	return out, nil
+}
+
+// ---- shared pieces ----
+
+// sel is the label matcher every probe/server query carries.
+const sel = `job=~"$job", instance=~"$instance", target=~"$target", model=~"$model"`
+
+// selJI is for process-wide series that have no target/model labels.
+const selJI = `job=~"$job", instance=~"$instance"`
+
+func ptr[T any](v T) *T { return &v }
+
+func dsRef() common.DataSourceRef {
+	return common.DataSourceRef{Type: ptr("prometheus"), Uid: ptr("${datasource}")}
+}
+
+// q is one Prometheus query of a panel.
+type q struct {
+	expr     string
+	legend   string
+	exemplar bool
+	instant  bool
+	table    bool // table format (for table panels)
+}
+
+func (x q) build(refID string) *prometheus.DataqueryBuilder {
+	b := prometheus.NewDataqueryBuilder().
+		Datasource(dsRef()).
+		RefId(refID).
+		Expr(strings.TrimSpace(x.expr)).
+		LegendFormat(x.legend)
+	if x.instant {
+		b = b.Instant()
+	} else {
+		b = b.Range()
+	}
+	if x.table {
+		b = b.Format(prometheus.PromQueryFormatTable)
+	} else {
+		b = b.Format(prometheus.PromQueryFormatTimeSeries)
+	}
+	if x.exemplar {
+		b = b.Exemplar(true)
+	}
+	return b
+}
+
+func refID(i int) string { return string(rune('A' + i)) }
+
+// panelIDs numbers panels per dashboard, in build order.
+type panelIDs struct{ next uint32 }
+
+func (p *panelIDs) id() uint32 { p.next++; return p.next }
+
+type tsOpts struct {
+	min, max *float64
+	stacked  bool
+	bars     bool
+}
+
+func (p *panelIDs) ts(title, desc, unit string, w, h uint32, o tsOpts, qs ...q) *timeseries.PanelBuilder {
+	b := timeseries.NewPanelBuilder().
+		Id(p.id()).
+		Title(title).
+		Description(desc).
+		Datasource(dsRef()).
+		Unit(unit).
+		Span(w).Height(h).
+		FillOpacity(10).
+		ShowPoints(common.VisibilityModeNever).
+		Legend(common.NewVizLegendOptionsBuilder().
+			DisplayMode(common.LegendDisplayModeTable).
+			Placement(common.LegendPlacementBottom).
+			ShowLegend(true).
+			Calcs([]string{"mean", "max", "lastNotNull"})).
+		Tooltip(common.NewVizTooltipOptionsBuilder().
+			Mode(common.TooltipDisplayModeMulti).
+			Sort(common.SortOrderDescending))
+	if o.min != nil {
+		b = b.Min(*o.min)
+	}
+	if o.max != nil {
+		b = b.Max(*o.max)
+	}
+	if o.stacked {
+		b = b.Stacking(common.NewStackingConfigBuilder().Mode(common.StackingModeNormal))
+	}
+	if o.bars {
+		b = b.DrawStyle(common.GraphDrawStyleBars).FillOpacity(60)
+	}
+	for i, x := range qs {
+		b = b.WithTarget(x.build(refID(i)))
+	}
+	return b
+}
+
+func (p *panelIDs) stat(title, desc, unit string, w, h uint32, textMode common.BigValueTextMode, mappings []dashboard.ValueMapping, thresholds *dashboard.ThresholdsConfigBuilder, qs ...q) *stat.PanelBuilder {
+	b := stat.NewPanelBuilder().
+		Id(p.id()).
+		Title(title).
+		Description(desc).
+		Datasource(dsRef()).
+		Unit(unit).
+		Span(w).Height(h).
+		TextMode(textMode).
+		ColorMode(common.BigValueColorModeBackground).
+		GraphMode(common.BigValueGraphModeNone).
+		ReduceOptions(common.NewReduceDataOptionsBuilder().Calcs([]string{"lastNotNull"}).Values(false))
+	if mappings != nil {
+		b = b.Mappings(mappings)
+	}
+	if thresholds != nil {
+		b = b.Thresholds(thresholds)
+	}
+	for i, x := range qs {
+		b = b.WithTarget(x.build(refID(i)))
+	}
+	return b
+}
+
+func (p *panelIDs) table(title, desc, unit string, w, h uint32, qs ...q) *table.PanelBuilder {
+	b := table.NewPanelBuilder().
+		Id(p.id()).
+		Title(title).
+		Description(desc).
+		Datasource(dsRef()).
+		Unit(unit).
+		Span(w).Height(h).
+		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})).
+		WithTransformation(dashboard.DataTransformerConfig{
+			Id: "organize",
+			Options: map[string]any{
+				"excludeByName": map[string]any{"Time": true},
+			},
+		})
+	for i, x := range qs {
+		b = b.WithTarget(x.build(refID(i)))
+	}
+	return b
+}
+
+func row(title string) *dashboard.RowBuilder {
+	return dashboard.NewRowBuilder(title).Collapsed(false)
+}
+
+func thresholds(base string, steps ...any) *dashboard.ThresholdsConfigBuilder {
+	s := []dashboard.Threshold{{Value: nil, Color: base}}
+	for i := 0; i+1 < len(steps); i += 2 {
+		v := steps[i].(float64)
+		s = append(s, dashboard.Threshold{Value: &v, Color: steps[i+1].(string)})
+	}
+	return dashboard.NewThresholdsConfigBuilder().Mode(dashboard.ThresholdsModeAbsolute).Steps(s)
+}
+
+func textOpt(s string) dashboard.StringOrArrayOfString {
+	return dashboard.StringOrArrayOfString{String: ptr(s)}
+}
+
+// labelVar is a query variable over llm_prober_target_info.
+func labelVar(name, label, desc, match string) *dashboard.QueryVariableBuilder {
+	query := fmt.Sprintf("label_values(llm_prober_target_info%s, %s)", match, name)
+	return dashboard.NewQueryVariableBuilder(name).
+		Label(label).
+		Description(desc).
+		Datasource(dsRef()).
+		Query(dashboard.StringOrMap{Map: map[string]any{
+			"query": query,
+			"refId": "PrometheusVariableQueryEditor-VariableQuery",
+		}}).
+		Definition(query).
+		Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
+		Sort(dashboard.VariableSortAlphabeticalAsc).
+		Multi(true).
+		IncludeAll(true).
+		AllValue(".*").
+		Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt("All"), Value: dashboard.StringOrArrayOfString{ArrayOfString: []string{"$__all"}}})
+}
+
+func customVar(name, label, desc, values, def string) *dashboard.CustomVariableBuilder {
+	return dashboard.NewCustomVariableBuilder(name).
+		Label(label).
+		Description(desc).
+		Values(dashboard.StringOrMap{String: ptr(values)}).
+		Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt(def), Value: textOpt(def)})
+}
+
+// base returns a dashboard with the common settings and the datasource,
+// job, instance, target and model variables.
+func base(uid, title, desc string, tags ...string) *dashboard.DashboardBuilder {
+	return dashboard.NewDashboardBuilder(title).
+		Uid(uid).
+		Description(desc).
+		Tags(append([]string{"llm-prober", "llm"}, tags...)).
+		Editable().
+		Refresh("30s").
+		Time("now-3h", "now").
+		Timezone(common.TimeZoneBrowser).
+		Tooltip(dashboard.DashboardCursorSyncCrosshair).
+		Link(dashboard.NewDashboardLinkBuilder("llm-prober dashboards").
+			Type(dashboard.DashboardLinkTypeDashboards).
+			Tags([]string{"llm-prober"}).
+			AsDropdown(true).
+			IncludeVars(true).
+			KeepTime(true).
+			Icon("external link").
+			Tooltip("").
+			Url("").
+			TargetBlank(false)).
+		WithVariable(dashboard.NewDatasourceVariableBuilder("datasource").
+			Label("Data source").
+			Description("Prometheus data source that scrapes llm-prober.").
+			Type("prometheus").
+			Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt("default"), Value: textOpt("default")})).
+		WithVariable(labelVar("job", "Job", "Prometheus job(s) scraping llm-prober.", "")).
+		WithVariable(labelVar("instance", "Instance", "llm-prober instance(s).", `{job=~"$job"}`)).
+		WithVariable(labelVar("target", "Target", "Probed inference endpoint(s), as named in the llm-prober configuration.", `{job=~"$job", instance=~"$instance"}`)).
+		WithVariable(labelVar("model", "Model", "Model name(s) served by the selected targets.", `{job=~"$job", instance=~"$instance", target=~"$target"}`))
+}
+
+// quantiles returns p50/p90/p99 queries over a classic histogram.
+func quantiles(metric, by string, exemplar bool) []q {
+	var out []q
+	for _, p := range [][2]string{{"0.5", "p50"}, {"0.9", "p90"}, {"0.99", "p99"}} {
+		out = append(out, q{
+			expr: fmt.Sprintf(`histogram_quantile(%s, sum by (le, %s) (rate(%s_bucket{%s}[$__rate_interval])))`,
+				p[0], by, metric, sel),
+			legend:   p[1] + " " + legendFor(by),
+			exemplar: exemplar,
+		})
+	}
+	return out
+}
+
+var (
+	zero = ptr(0.0)
+	one  = ptr(1.0)
+)
+
+// legendFor turns "target, model" into "{{target}} {{model}}".
+func legendFor(by string) string {
+	var parts []string
+	for _, l := range strings.Split(by, ",") {
+		parts = append(parts, "{{"+strings.TrimSpace(l)+"}}")
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,108 @@
+package dashboards
+
+import (
+	"strings"
+
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+)
+
+// e substitutes the standard selectors into an expression: SEL for the
+// job/instance/target/model matchers, JI for job/instance only.
+func e(expr string) string {
+	expr = strings.ReplaceAll(expr, "SEL", sel)
+	return strings.ReplaceAll(expr, "JI", selJI)
+}
+
+// goodRatio is good/total over a window for the selected probes.
+func goodRatio(window string) string {
+	return e(`sum by (target, model) (increase(llm_prober_probes_good_total{SEL}[` + window + `]))
+/ sum by (target, model) (increase(llm_prober_probes_total{SEL}[` + window + `]))`)
+}
+
+// burnRate is the goodput error ratio over a window divided by the error budget.
+func burnRate(window string) string {
+	return e(`(
+  1 - sum by (target, model) (rate(llm_prober_probes_good_total{SEL}[` + window + `]))
+      / sum by (target, model) (rate(llm_prober_probes_total{SEL}[` + window + `]))
+) / (1 - $objective)`)
+}
+
+func sloOverview() *dashboard.DashboardBuilder {
+	p := &panelIDs{}
+	return base("llm-prober-slo", "llm-prober / SLO overview",
+		"Synthetic-probe service levels of LLM inference endpoints: goodput, error budget, client-side latency percentiles, failures.", "slo").
+		WithVariable(customVar("objective", "SLO objective",
+			"Goodput objective (fraction of good probes). Keep it equal to llm_prober:slo_objective:ratio{slo=\"goodput\"} in alerts/llm-prober-rules.yml.",
+			"0.9,0.95,0.99,0.995,0.999", "0.99")).
+		WithVariable(customVar("slo_window", "SLO window",
+			"Compliance window for the error budget.",
+			"1d,7d,28d,30d", "28d")).
+		WithRow(row("Goodput and error budget")).
+		WithPanel(p.stat("Goodput (time range)",
+			"Fraction of probes in the dashboard time range that succeeded and met every configured latency SLO (llm_prober_probes_good_total / llm_prober_probes_total).",
+			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
+			thresholds("red", 0.95, "orange", 0.99, "green"),
+			q{expr: goodRatio("$__range"), legend: "{{target}} {{model}}", instant: true})).
+		WithPanel(p.stat("Error budget remaining",
+			"Share of the goodput error budget (1 - objective) left over the SLO window: 1 - error ratio / (1 - $objective). Negative means the SLO is already missed for this window.",
+			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
+			thresholds("red", 0.0, "orange", 0.25, "green"),
+			q{expr: "1 - (1 - (" + goodRatio("$slo_window") + ")) / (1 - $objective)", legend: "{{target}} {{model}}", instant: true})).
+		WithPanel(p.ts("Goodput ratio",
+			"Fraction of probes that succeeded and met every configured SLO, per target and model. Compare with the SLO objective variable.",
+			"percentunit", 12, 6, tsOpts{max: one},
+			q{expr: e(`sum by (target, model) (rate(llm_prober_probes_good_total{SEL}[$__rate_interval]))
+/ sum by (target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "{{target}} {{model}}"})).
+		WithPanel(p.ts("Goodput burn rate",
+			"How many times faster than sustainable the goodput error budget is being spent, over the alerting windows (1 = exactly on budget; pages fire at 14.4 over 1h and 5m, and at 6 over 6h and 30m).",
+			"suffix:×", 12, 7, tsOpts{min: zero},
+			q{expr: burnRate("5m"), legend: "5m {{target}} {{model}}"},
+			q{expr: burnRate("1h"), legend: "1h {{target}} {{model}}"},
+			q{expr: burnRate("6h"), legend: "6h {{target}} {{model}}"})).
+		WithPanel(p.ts("Error ratio by SLO",
+			"Fraction of probes that failed (availability) or that succeeded but missed a latency SLO (ttft, tpot, e2el).",
+			"percentunit", 12, 7, tsOpts{min: zero},
+			q{expr: e(`sum by (target, model) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))
+/ sum by (target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "availability {{target}} {{model}}"},
+			q{expr: e(`sum by (target, model, slo) (rate(llm_prober_slo_violations_total{SEL}[$__rate_interval]))
+/ on (target, model) group_left () sum by (target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "{{slo}} {{target}} {{model}}"})).
+		WithRow(row("Client-side latency (synthetic probes)")).
+		WithPanel(p.ts("Time to first token",
+			"Probe TTFT percentiles (request sent until the first chunk with generated content), from llm_prober_time_to_first_token_seconds. Exemplars carry the probe_id.",
+			"s", 12, 8, tsOpts{min: zero},
+			append(quantiles("llm_prober_time_to_first_token_seconds", "target, model", true),
+				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="ttft"})`), legend: "SLO {{target}} {{model}}"})...)).
+		WithPanel(p.ts("Time per output token",
+			"Probe TPOT percentiles, (E2E latency - TTFT) / (output tokens - 1), from llm_prober_time_per_output_token_seconds.",
+			"s", 12, 8, tsOpts{min: zero},
+			append(quantiles("llm_prober_time_per_output_token_seconds", "target, model", true),
+				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="tpot"})`), legend: "SLO {{target}} {{model}}"})...)).
+		WithPanel(p.ts("Inter-token latency",
+			"Percentiles of the gaps between consecutive tokens of the probes' streams (llm_prober_inter_token_latency_seconds).",
+			"s", 12, 8, tsOpts{min: zero},
+			quantiles("llm_prober_inter_token_latency_seconds", "target, model", true)...)).
+		WithPanel(p.ts("End-to-end latency",
+			"Probe end-to-end latency percentiles, request sent until the end of the stream (llm_prober_e2e_latency_seconds).",
+			"s", 12, 8, tsOpts{min: zero},
+			append(quantiles("llm_prober_e2e_latency_seconds", "target, model", true),
+				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="e2el"})`), legend: "SLO {{target}} {{model}}"})...)).
+		WithRow(row("Failures and probe volume")).
+		WithPanel(p.ts("Failures by reason",
+			"Failed probes per second by reason (dns, connect, tls, timeout, http_4xx, rate_limited, http_5xx, stream errors, validation, ...).",
+			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
+			q{expr: e(`sum by (target, model, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`), legend: "{{reason}} {{target}} {{model}}"})).
+		WithPanel(p.ts("SLO violations",
+			"Successful probes per second that missed a configured latency SLO, by SLO.",
+			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
+			q{expr: e(`sum by (target, model, slo) (rate(llm_prober_slo_violations_total{SEL}[$__rate_interval]))`), legend: "{{slo}} {{target}} {{model}}"})).
+		WithPanel(p.ts("Probe volume",
+			"Finished probes per second per module, and good probes per second per target. Low volume makes the SLO ratios noisy.",
+			"reqps", 12, 8, tsOpts{min: zero},
+			q{expr: e(`sum by (target, model, module) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "all {{target}} {{model}} {{module}}"},
+			q{expr: e(`sum by (target, model) (rate(llm_prober_probes_good_total{SEL}[$__rate_interval]))`), legend: "good {{target}} {{model}}"})).
+		WithPanel(p.ts("Probes in flight",
+			"Probes currently running in each llm-prober process (llm_prober_probes_in_flight).",
+			"short", 12, 8, tsOpts{min: zero},
+			q{expr: e(`sum by (instance) (llm_prober_probes_in_flight{JI})`), legend: "{{instance}}"}))
+}

@@ -1,0 +1,92 @@
+package dashboards
+
+import (
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+)
+
+// meanOf is the mean of a histogram over $__rate_interval by target, model.
+func meanOf(metric string) string {
+	return ratioOfRates(metric+"_sum", metric+"_count")
+}
+
+func targetDrillDown() *dashboard.DashboardBuilder {
+	p := &panelIDs{}
+	okMapping := []dashboard.ValueMapping{{ValueMap: &dashboard.ValueMap{
+		Type: dashboard.MappingTypeValueToText,
+		Options: map[string]dashboard.ValueMappingResult{
+			"0": {Text: ptr("FAIL"), Color: ptr("red"), Index: ptr(int32(0))},
+			"1": {Text: ptr("OK"), Color: ptr("green"), Index: ptr(int32(1))},
+		},
+	}}}
+	return base("llm-prober-target", "llm-prober / Target drill-down",
+		"One target in detail: probe phases, client-side vs server-side latency, recent failures and scrape health. Latency panels show exemplars (label probe_id).", "target").
+		WithRow(row("Status")).
+		WithPanel(p.stat("Last probe",
+			"Result of the most recent probe per module (llm_prober_last_probe_success).",
+			"none", 8, 5, common.BigValueTextModeValueAndName, okMapping, thresholds("red", 1.0, "green"),
+			q{expr: e(`min by (target, model, module) (llm_prober_last_probe_success{SEL})`), legend: "{{target}} {{module}}", instant: true})).
+		WithPanel(p.stat("Time since last probe",
+			"Seconds since the last probe finished. More than a few probe intervals means the prober is stuck.",
+			"s", 8, 5, common.BigValueTextModeValueAndName, nil, thresholds("green", 120.0, "red"),
+			q{expr: e(`time() - max by (target, model, module) (llm_prober_last_probe_timestamp_seconds{SEL})`), legend: "{{target}} {{module}}", instant: true})).
+		WithPanel(p.stat("Time since last success",
+			"Seconds since the last successful probe.",
+			"s", 8, 5, common.BigValueTextModeValueAndName, nil, thresholds("green", 300.0, "red"),
+			q{expr: e(`time() - max by (target, model, module) (llm_prober_last_success_timestamp_seconds{SEL})`), legend: "{{target}} {{module}}", instant: true})).
+		WithRow(row("Probe phases")).
+		WithPanel(p.ts("Mean probe phases",
+			"Where a probe spends its time, stacked: waiting for response headers, then for the first token (TTFT - headers), then decoding (E2E - TTFT). Means over successful probes.",
+			"s", 12, 8, tsOpts{min: zero, stacked: true},
+			q{expr: meanOf("llm_prober_time_to_headers_seconds"), legend: "headers {{target}} {{model}}"},
+			q{expr: meanOf("llm_prober_time_to_first_token_seconds") + "\n- " + meanOf("llm_prober_time_to_headers_seconds"), legend: "first token {{target}} {{model}}"},
+			q{expr: meanOf("llm_prober_e2e_latency_seconds") + "\n- " + meanOf("llm_prober_time_to_first_token_seconds"), legend: "decode {{target}} {{model}}"})).
+		WithPanel(p.ts("Time to headers",
+			"Percentiles of the time from sending the request to receiving response headers (llm_prober_time_to_headers_seconds).",
+			"s", 12, 8, tsOpts{min: zero},
+			quantiles("llm_prober_time_to_headers_seconds", "target, model", true)...)).
+		WithPanel(p.ts("End-to-end latency by module",
+			"Probe end-to-end latency percentiles per module. Click an exemplar for its probe_id.",
+			"s", 24, 8, tsOpts{min: zero},
+			quantiles("llm_prober_e2e_latency_seconds", "target, model, module", true)...)).
+		WithRow(row("Client-side vs server-side")).
+		WithPanel(p.ts("TTFT: client vs server (p90)",
+			"p90 time to first token measured by the probes (client, includes network and HTTP stack) vs reported by the server's own histogram (all traffic). A large gap points outside the engine (proxy, network, tokenizer).",
+			"s", 12, 8, tsOpts{min: zero},
+			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_time_to_first_token_seconds_bucket{SEL}[$__rate_interval])))`), legend: "client {{target}} {{model}}", exemplar: true},
+			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_time_to_first_token_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"})).
+		WithPanel(p.ts("TTFT: client vs server (mean)",
+			"Mean time to first token, probes vs server histogram.",
+			"s", 12, 8, tsOpts{min: zero},
+			q{expr: meanOf("llm_prober_time_to_first_token_seconds"), legend: "client {{target}} {{model}}"},
+			q{expr: meanOf("llm_prober_server_time_to_first_token_seconds"), legend: "server {{target}} {{model}}"})).
+		WithPanel(p.ts("Inter-token latency: client vs server (p90)",
+			"p90 gap between tokens seen by the probes vs the server's inter-token latency histogram (per engine step).",
+			"s", 12, 8, tsOpts{min: zero},
+			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_inter_token_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "client {{target}} {{model}}", exemplar: true},
+			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_inter_token_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"})).
+		WithPanel(p.ts("E2E latency: client vs server (p90)",
+			"p90 end-to-end latency of the probes vs the server's request latency histogram (all traffic).",
+			"s", 12, 8, tsOpts{min: zero},
+			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_e2e_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "client {{target}} {{model}}", exemplar: true},
+			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_e2e_request_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"})).
+		WithRow(row("Failures and output")).
+		WithPanel(p.table("Recent failures",
+			"Failed probes in the dashboard time range by module and reason.",
+			"short", 12, 8,
+			q{expr: e(`sum by (target, module, reason) (increase(llm_prober_probe_failures_total{SEL}[$__range]))`), legend: "{{module}} {{reason}}", instant: true, table: true})).
+		WithPanel(p.ts("Failures by reason",
+			"Failed probes per second by module and reason.",
+			"reqps", 12, 8, tsOpts{min: zero, bars: true, stacked: true},
+			q{expr: e(`sum by (target, module, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`), legend: "{{reason}} {{module}}"})).
+		WithPanel(p.ts("Output tokens per probe",
+			"Mean generated tokens per probe (llm_prober_output_tokens_total / llm_prober_probes_total).",
+			"short", 12, 8, tsOpts{min: zero},
+			q{expr: ratioOfRates("llm_prober_output_tokens_total", "llm_prober_probes_total"), legend: "{{target}} {{model}}"})).
+		WithPanel(p.ts("Server metrics scrape",
+			"Whether llm-prober's last scrape of the target's own /metrics succeeded, and how long it took.",
+			"s", 12, 8, tsOpts{min: zero},
+			q{expr: `max by (target) (llm_prober_server_scrape_duration_seconds{job=~"$job", instance=~"$instance", target=~"$target"})`, legend: "duration {{target}}"},
+			q{expr: `min by (target) (llm_prober_server_scrape_success{job=~"$job", instance=~"$instance", target=~"$target"})`, legend: "success (1 = ok) {{target}}"}).
+			OverrideByQuery("B", []dashboard.DynamicConfigValue{{Id: "unit", Value: "none"}}))
+}
