@@ -1,0 +1,75 @@
+package config
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestHelpers(t *testing.T) {
+	c := loadGood(t)
+	if got := c.LabelKeys(); !slices.Equal(got, []string{"gpu", "team"}) {
+		t.Errorf("LabelKeys %v", got)
+	}
+	if c.TargetByName("nope") != nil {
+		t.Error("TargetByName found a missing target")
+	}
+	v := c.TargetByName("vllm-llama-8b")
+	var names []string
+	for _, m := range v.ModuleConfigs(c) {
+		names = append(names, m.Name)
+	}
+	if !slices.Equal(names, []string{"chat", "long_decode"}) {
+		t.Errorf("ModuleConfigs %v", names)
+	}
+	tg := &Target{URL: "https://u:p@host:8000/base?key=sk-1#frag"}
+	if got := tg.RedactedURL(); got != "https://host:8000/base" {
+		t.Errorf("RedactedURL %q", got)
+	}
+}
+
+func TestEqual(t *testing.T) {
+	a, b := loadGood(t), loadGood(t)
+	for i := range a.Targets {
+		if !a.Targets[i].EqualProbes(a, b.Targets[i], b) {
+			t.Errorf("%s: identical loads differ", a.Targets[i].Name)
+		}
+	}
+	// prometheus/common caches a proxy func on first use; it is not config.
+	_ = a.Targets[0].HTTPClientConfig.Proxy()
+	if !a.Targets[0].Equal(b.Targets[0]) {
+		t.Error("Proxy() changed equality")
+	}
+
+	// Lines move when unrelated text is added; that is no change.
+	c := mustLoad(t, "# comment\n"+minimal)
+	d := mustLoad(t, minimal)
+	if !c.Targets[0].EqualProbes(c, d.Targets[0], d) {
+		t.Error("a moved target is not equal")
+	}
+
+	e := mustLoad(t, strings.Replace(minimal, "content: hi", "content: ho", 1))
+	if !e.Targets[0].Equal(d.Targets[0]) || e.Targets[0].EqualProbes(e, d.Targets[0], d) {
+		t.Error("a module change must show in EqualProbes only")
+	}
+	if e.Modules["m"].Equal(d.Modules["m"]) {
+		t.Error("changed module is equal")
+	}
+	t.Setenv("LLM_PROBER_TEST_TOKEN", "other-token")
+	f := mustLoadFile(t, "testdata/good.yml")
+	if f.Targets[0].Equal(b.Targets[0]) {
+		t.Error("a changed env secret is not a change")
+	}
+	if (*Target)(nil).Equal(nil) != true || b.Targets[0].Equal(nil) {
+		t.Error("nil handling")
+	}
+}
+
+func mustLoadFile(t *testing.T, path string) *Config {
+	t.Helper()
+	c, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
