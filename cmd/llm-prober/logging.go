@@ -11,7 +11,8 @@ import (
 )
 
 // newLogger builds the go-kit logger selected by --log.level/--log.format.
-func newLogger(lvl, format string) (log.Logger, error) {
+// base has no timestamp or caller: the slog bridge adds its own.
+func newLogger(lvl, format string) (logger, base log.Logger, err error) {
 	var l log.Logger
 	switch format {
 	case "logfmt":
@@ -19,7 +20,7 @@ func newLogger(lvl, format string) (log.Logger, error) {
 	case "json":
 		l = log.NewJSONLogger(log.NewSyncWriter(os.Stderr))
 	default:
-		return nil, fmt.Errorf("unknown log format %q", format)
+		return nil, nil, fmt.Errorf("unknown log format %q", format)
 	}
 	var opt level.Option
 	switch lvl {
@@ -32,10 +33,10 @@ func newLogger(lvl, format string) (log.Logger, error) {
 	case "error":
 		opt = level.AllowError()
 	default:
-		return nil, fmt.Errorf("unknown log level %q", lvl)
+		return nil, nil, fmt.Errorf("unknown log level %q", lvl)
 	}
-	l = level.NewFilter(l, opt)
-	return log.With(l, "ts", log.DefaultTimestampUTC, "caller", log.DefaultCaller), nil
+	base = level.NewFilter(l, opt)
+	return log.With(base, "ts", log.DefaultTimestampUTC, "caller", log.DefaultCaller), base, nil
 }
 
 // slogFrom bridges go-kit to the *slog.Logger that exporter-toolkit wants.

@@ -44,7 +44,7 @@ type app struct {
 }
 
 func (f *proberFlags) run() int {
-	logger, err := newLogger(f.logLevel, f.logFormat)
+	logger, baseLogger, err := newLogger(f.logLevel, f.logFormat)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -81,7 +81,7 @@ func (f *proberFlags) run() int {
 
 	srv := &http.Server{Handler: a.routes(reg, f.metricsPath), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- web.ListenAndServe(srv, f.web, slogFrom(logger)) }()
+	go func() { serveErr <- web.ListenAndServe(srv, f.web, slogFrom(baseLogger)) }()
 
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)

@@ -1,0 +1,131 @@
+package prober
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// The mock runs in this process, so its true write times and the prober's
+// readings share one monotonic clock: the error of a reading is how late
+// the prober saw a chunk (or a gap) compared with when it was written.
+func TestMeasurementAccuracy(t *testing.T) {
+	for _, c := range []struct {
+		streams   int
+		p99Bound  time.Duration // generous: CI machines are shared and -race is slow
+		maxTokens int
+	}{
+		{1, 5 * time.Millisecond, 40},
+		{100, 50 * time.Millisecond, 40},
+	} {
+		t.Run(fmt.Sprintf("%d streams", c.streams), func(t *testing.T) {
+			if raceEnabled {
+				c.p99Bound = 500 * time.Millisecond
+			}
+			ttftErr, itlErr, e2eErr := accuracyRun(t, c.streams, c.maxTokens)
+			for name, errs := range map[string][]time.Duration{"TTFT": ttftErr, "ITL": itlErr, "E2EL": e2eErr} {
+				p50, p99, mx := absPercentile(errs, 0.5), absPercentile(errs, 0.99), absPercentile(errs, 1)
+				t.Logf("%s error over %d samples: p50 %v p99 %v max %v", name, len(errs), p50, p99, mx)
+				if p99 > c.p99Bound {
+					t.Errorf("%s p99 error %v exceeds %v", name, p99, c.p99Bound)
+				}
+				// A reading can never precede the write it reports: a
+				// negative error means the wrong chunk or start was used.
+				// (Gaps may be negative: a late chunk shortens the next gap.)
+				if lo := percentile(errs, 0); name != "ITL" && lo < -time.Millisecond {
+					t.Errorf("%s error %v is negative: measured before the data was sent", name, lo)
+				}
+			}
+		})
+	}
+}
+
+func accuracyRun(t *testing.T, streams, maxTokens int) (ttftErr, itlErr, e2eErr []time.Duration) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT = mockvllm.Dist{Mean: 50 * time.Millisecond}
+	o.ITL = mockvllm.Dist{Mean: 10 * time.Millisecond}
+	o.MaxRunning, o.KVBlocks = 0, 0 // no queueing: every stream runs at once
+	mock := mockvllm.New(o)
+	defer mock.Close()
+	srv := httptest.NewServer(mock)
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams}}
+	defer client.CloseIdleConnections()
+
+	target := testTarget(srv.URL)
+	target.Model = o.Model
+	m := chatModule()
+	m.MaxTokens, m.IgnoreEOS = maxTokens, true
+
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Staggered like the scheduler's random phases, yet all
+			// streams still overlap (each lasts ~450 ms).
+			time.Sleep(time.Duration(i) * time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			id := fmt.Sprintf("acc-%d", i)
+			r := Run(ctx, client, target, m, id, "test")
+			if !r.Success() || r.OutputTokens != maxTokens {
+				t.Errorf("probe %s: %s %v, %d tokens", id, r.Reason, r.Err, r.OutputTokens)
+				return
+			}
+			tr, ok := mock.Emissions(id)
+			if !ok {
+				t.Errorf("no trace for %s", id)
+				return
+			}
+			var content []time.Time
+			var done time.Time
+			for _, ch := range tr.Chunks {
+				switch {
+				case ch.Content:
+					content = append(content, ch.At)
+				case ch.Kind == mockvllm.KindDone:
+					done = ch.At
+				}
+			}
+			if len(r.ITL) != len(content)-1 {
+				t.Errorf("probe %s: %d ITLs for %d content chunks", id, len(r.ITL), len(content))
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			ttftErr = append(ttftErr, r.Start.Add(r.TTFT).Sub(content[0]))
+			e2eErr = append(e2eErr, r.Start.Add(r.E2EL).Sub(done))
+			for k, gap := range r.ITL {
+				itlErr = append(itlErr, gap-content[k+1].Sub(content[k]))
+			}
+		}()
+	}
+	wg.Wait()
+	return ttftErr, itlErr, e2eErr
+}
+
+func percentile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(int(q*float64(len(s))), len(s)-1)]
+}
+
+func absPercentile(d []time.Duration, q float64) time.Duration {
+	a := make([]time.Duration, len(d))
+	for i, v := range d {
+		a[i] = v.Abs()
+	}
+	return percentile(a, q)
+}
