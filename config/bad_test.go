@@ -67,6 +67,10 @@ var badConfigs = map[string]string{
 	"wrong_kind":                         `6: targets: expected a list, got "everything"`,
 	"wrong_scalar_type":                  "2: global.max_concurrent_probes: cannot unmarshal !!str `lots` into int",
 	"zero_interval":                      `11: targets[0].interval: interval must be greater than 0`,
+	"http_client_config_type_error":      "13: targets[0].http_client_config.tls_config.insecure_skip_verify: cannot unmarshal !!str `maybe` into bool",
+	"inline_proxy_connect_header":        `14: targets[0].http_client_config.proxy_connect_header.Proxy-Authorization[0]: inline secrets are not allowed; use ${ENV_VAR}`,
+	"inline_tls_key":                     `14: targets[0].http_client_config.tls_config.key: inline secrets are not allowed; use tls_config.key_file or ${ENV_VAR}`,
+	"unknown_module_in_map":              `6: modules.other.top_p: unknown field`,
 }
 
 func TestBadConfigs(t *testing.T) {

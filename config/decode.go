@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/prometheus/common/config"
 	"gopkg.in/yaml.v3"
@@ -75,7 +76,7 @@ func (d *decoder) decodeCustom(n *yaml.Node, v reflect.Value, path string) error
 		}
 	}
 	if err := n.Decode(v.Addr().Interface()); err != nil {
-		return fromYAML(err, d.file, d.line(path, n), path)
+		return d.narrow(fromYAML(err, d.file, d.line(path, n), path))
 	}
 	if hc, ok := v.Addr().Interface().(*config.HTTPClientConfig); ok {
 		hc.SetDirectory(d.dir)
@@ -175,4 +176,17 @@ func (d *decoder) line(path string, n *yaml.Node) int {
 		return l
 	}
 	return n.Line
+}
+
+// narrow points e at the deepest recorded field under e.Path on e.Line:
+// yaml.v3 type errors inside a third-party type name only the line.
+func (d *decoder) narrow(e *Error) *Error {
+	best := e.Path
+	for p, l := range d.lines {
+		if l == e.Line && len(p) > len(best) && strings.HasPrefix(p, e.Path+".") {
+			best = p
+		}
+	}
+	e.Path = best
+	return e
 }
