@@ -76,7 +76,11 @@ func (d *decoder) decodeCustom(n *yaml.Node, v reflect.Value, path string) error
 		}
 	}
 	if err := n.Decode(v.Addr().Interface()); err != nil {
-		return d.narrow(fromYAML(err, d.file, d.line(path, n), path))
+		e := fromYAML(err, d.file, d.line(path, n), path)
+		if _, typeErr := err.(*yaml.TypeError); typeErr {
+			e = d.narrow(e)
+		}
+		return e
 	}
 	if hc, ok := v.Addr().Interface().(*config.HTTPClientConfig); ok {
 		hc.SetDirectory(d.dir)
@@ -179,7 +183,8 @@ func (d *decoder) line(path string, n *yaml.Node) int {
 }
 
 // narrow points e at the deepest recorded field under e.Path on e.Line:
-// yaml.v3 type errors inside a third-party type name only the line.
+// yaml.v3 type errors inside a third-party type name only the line (and
+// other errors, e.g. from Validate, concern the whole value).
 func (d *decoder) narrow(e *Error) *Error {
 	best := e.Path
 	for p, l := range d.lines {
