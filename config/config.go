@@ -72,8 +72,9 @@ type Module struct {
 	Temperature *float64  `yaml:"temperature,omitempty"`
 	IgnoreEOS   bool      `yaml:"ignore_eos,omitempty"`
 	MinTokens   int       `yaml:"min_tokens,omitempty"`
-	// ExtraBody is merged into the JSON request body last (it may not
-	// override model, stream, messages or prompt).
+	// ExtraBody is merged into the JSON request body last. It may not
+	// override what the prober sets (model, stream, messages, prompt,
+	// stream_options, max_tokens, min_tokens, temperature, ignore_eos).
 	ExtraBody     map[string]any `yaml:"extra_body,omitempty"`
 	StreamOptions StreamOptions  `yaml:"stream_options"`
 	SLO           SLO            `yaml:"slo,omitempty"`

@@ -168,3 +168,12 @@ func TestEmptyFile(t *testing.T) {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
+
+func TestEmptyEnvSecretIsAnError(t *testing.T) {
+	t.Setenv("LLM_PROBER_TEST_EMPTY", "")
+	_, err := Load([]byte(minimal+"    http_client_config: {authorization: {credentials: '${LLM_PROBER_TEST_EMPTY}'}}\n"), "x.yml")
+	want := "x.yml:10: targets[0].http_client_config.authorization.credentials: environment variable LLM_PROBER_TEST_EMPTY is not set"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
