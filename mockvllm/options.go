@@ -41,6 +41,9 @@ type Options struct {
 	TTFT Dist
 	// ITL is the gap between engine steps (SSE content chunks).
 	ITL Dist
+	// BatchSlowdown is added to each ITL draw per other running request,
+	// so decode slows down as the batch grows, as on a real GPU.
+	BatchSlowdown time.Duration
 	// TokensPerChunk is the number of tokens per decode step (>1 mimics
 	// --stream-interval or speculative decoding). The first step after a
 	// (re)prefill always carries one token, as vLLM's prefill step does.
@@ -102,6 +105,7 @@ func DefaultOptions() Options {
 		MaxModelLen:        32768,
 		TTFT:               Dist{Mean: 150 * time.Millisecond, Jitter: 30 * time.Millisecond},
 		ITL:                Dist{Mean: 20 * time.Millisecond, Jitter: 5 * time.Millisecond},
+		BatchSlowdown:      time.Millisecond,
 		TokensPerChunk:     1,
 		DefaultMaxTokens:   128,
 		MaxRunning:         32,

@@ -55,7 +55,7 @@ func (e *engine) run(ctx context.Context, r *request, reason string, step stepFu
 			if !e.grow(r) {
 				break
 			}
-			due = due.Add(e.o.ITL.sample(e.rng))
+			due = due.Add(e.o.ITL.sample(e.rng) + e.batchDelay())
 		}
 	}
 }
@@ -102,4 +102,14 @@ func (e *engine) sleepUntil(ctx context.Context, r *request, due time.Time) (pre
 			return false, false
 		}
 	}
+}
+
+// batchDelay is the extra step time caused by the other running requests.
+func (e *engine) batchDelay() time.Duration {
+	if e.o.BatchSlowdown <= 0 {
+		return 0
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return time.Duration(max(len(e.running)-1, 0)) * e.o.BatchSlowdown
 }

@@ -84,3 +84,31 @@ func TestTraceGeneratedIDAndRing(t *testing.T) {
 		}
 	}
 }
+
+func TestHeadersWithFirstChunk(t *testing.T) {
+	o := fastOptions()
+	o.TTFT = Dist{Mean: 40 * time.Millisecond}
+	o.HeadersWithFirstChunk = true
+	h := start(t, o)
+	resp := h.post(context.Background(), "/v1/chat/completions", chatBody(2, nil), "X-Request-Id", "late-headers")
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	tr, _ := h.s.Emissions("late-headers")
+	within(t, "headers", tr.HeadersWritten, tr.Scheduled.Add(o.TTFT.Mean))
+}
+
+func TestDistSample(t *testing.T) {
+	rng := newLockedRand(7)
+	d := Dist{Mean: 10 * time.Millisecond, Jitter: 4 * time.Millisecond}
+	lo, hi := time.Hour, time.Duration(0)
+	for range 2000 {
+		v := d.sample(rng)
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if lo < 6*time.Millisecond || hi > 14*time.Millisecond || hi-lo < 7*time.Millisecond {
+		t.Errorf("uniform [6ms,14ms]: got [%v,%v]", lo, hi)
+	}
+	if v := (Dist{Mean: time.Millisecond, Jitter: 5 * time.Millisecond}).sample(rng); v < 0 {
+		t.Errorf("negative sample %v", v)
+	}
+}
