@@ -1,0 +1,197 @@
+package prober
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/model"
+
+	"github.com/llm-prober/llm-prober/config"
+)
+
+// holdServer streams a short answer after hold, tracking concurrency
+// overall and per target (the X-Target header the test adds via URL path).
+type holdServer struct {
+	hold             time.Duration
+	inFlight, peak   atomic.Int64
+	mu               sync.Mutex
+	perTarget, first map[string]int
+	firstAt          map[string]time.Time
+	requests         atomic.Int64
+}
+
+func (h *holdServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Reading the body lets net/http notice a client that goes away.
+	_, _ = io.Copy(io.Discard, r.Body)
+	target := r.URL.Query().Get("t")
+	n := h.inFlight.Add(1)
+	defer h.inFlight.Add(-1)
+	for p := h.peak.Load(); n > p && !h.peak.CompareAndSwap(p, n); p = h.peak.Load() {
+	}
+	h.requests.Add(1)
+	h.mu.Lock()
+	h.perTarget[target]++
+	if h.perTarget[target] > h.first[target] {
+		h.first[target] = h.perTarget[target]
+	}
+	if _, ok := h.firstAt[target]; !ok {
+		h.firstAt[target] = time.Now()
+	}
+	h.mu.Unlock()
+	defer func() { h.mu.Lock(); h.perTarget[target]--; h.mu.Unlock() }()
+	select {
+	case <-time.After(h.hold):
+	case <-r.Context().Done():
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, contentEvent("a")+contentEvent("b")+finishEvent+doneEvent)
+}
+
+func newHoldServer(t *testing.T, hold time.Duration) (*holdServer, *httptest.Server) {
+	h := &holdServer{hold: hold, perTarget: map[string]int{}, first: map[string]int{}, firstAt: map[string]time.Time{}}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return h, srv
+}
+
+// schedConfig builds n targets on one module. The target name goes into
+// the URL's query so the server can tell targets apart.
+func schedConfig(url string, n int, interval, timeout time.Duration, maxInFlight int) *config.Config {
+	cfg := &config.Config{
+		Global:  config.Global{MaxConcurrentProbes: maxInFlight},
+		Modules: map[string]*config.Module{"chat": chatModule()},
+	}
+	for i := range n {
+		name := fmt.Sprintf("t%d", i)
+		cfg.Targets = append(cfg.Targets, &config.Target{
+			Name: name, URL: url + "/x?t=" + name + "&", Model: "m", Modules: []string{"chat"},
+			Interval: model.Duration(interval), Timeout: model.Duration(timeout),
+		})
+	}
+	return cfg
+}
+
+func newTestScheduler(t *testing.T) (*Scheduler, *Metrics) {
+	m := NewMetrics(prometheus.NewRegistry())
+	s := NewScheduler(log.NewNopLogger(), m, "test", nil)
+	t.Cleanup(func() { s.Stop(5 * time.Second) })
+	return s, m
+}
+
+func TestSchedulerConcurrencyCapAndNoOverlap(t *testing.T) {
+	h, srv := newHoldServer(t, 150*time.Millisecond)
+	s, m := newTestScheduler(t)
+	if err := s.Apply(schedConfig(srv.URL, 8, 200*time.Millisecond, 200*time.Millisecond, 2)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if p := h.peak.Load(); p > 2 {
+		t.Errorf("peak in-flight %d exceeds max_concurrent_probes 2", p)
+	}
+	h.mu.Lock()
+	for target, p := range h.first {
+		if p > 1 {
+			t.Errorf("target %s overlapped itself (%d at once)", target, p)
+		}
+	}
+	h.mu.Unlock()
+	var skipped float64
+	for i := range 8 {
+		skipped += testutil.ToFloat64(m.skipped.WithLabelValues(fmt.Sprintf("t%d", i), "m", "chat", SkipConcurrency))
+	}
+	if skipped == 0 {
+		t.Error("8 targets on 2 slots: expected concurrency_limit skips")
+	}
+}
+
+// Targets start at random phases over the interval, not all at once.
+func TestSchedulerSpreadsStarts(t *testing.T) {
+	h, srv := newHoldServer(t, 0)
+	s, _ := newTestScheduler(t)
+	const n = 40
+	if err := s.Apply(schedConfig(srv.URL, n, time.Second, time.Second, 64)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1200 * time.Millisecond)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.firstAt) != n {
+		t.Fatalf("%d of %d targets probed in the first interval", len(h.firstAt), n)
+	}
+	var lo, hi time.Time
+	for _, at := range h.firstAt {
+		if lo.IsZero() || at.Before(lo) {
+			lo = at
+		}
+		if at.After(hi) {
+			hi = at
+		}
+	}
+	if spread := hi.Sub(lo); spread < 500*time.Millisecond {
+		t.Errorf("first probes spread over %v; want them spread across the 1s interval", spread)
+	}
+}
+
+// A reload keeps an unchanged target's schedule and counters, restarts a
+// changed one, and deletes a removed one's series.
+func TestSchedulerApplyReload(t *testing.T) {
+	_, srv := newHoldServer(t, 0)
+	s, m := newTestScheduler(t)
+	cfg := schedConfig(srv.URL, 2, 100*time.Millisecond, 100*time.Millisecond, 8)
+	if err := s.Apply(cfg); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(450 * time.Millisecond)
+	probes := func(target string) float64 {
+		return testutil.ToFloat64(m.probes.WithLabelValues(target, "m", "chat"))
+	}
+	before := probes("t0")
+	if before == 0 {
+		t.Fatal("no probes before reload")
+	}
+	next := schedConfig(srv.URL, 1, 100*time.Millisecond, 100*time.Millisecond, 8) // t1 removed
+	if err := s.Apply(next); err != nil {
+		t.Fatal(err)
+	}
+	if got := probes("t0"); got < before {
+		t.Errorf("t0 counter went from %v to %v across a reload", before, got)
+	}
+	if n := testutil.CollectAndCount(m.probes); n != 1 {
+		t.Errorf("%d probes_total series after removing t1, want 1", n)
+	}
+	if st := s.Statuses(); len(st) != 1 || st[0].Target != "t0" {
+		t.Errorf("statuses after reload: %+v", st)
+	}
+}
+
+// Stop cancels probes stuck on a stalled server promptly.
+func TestSchedulerStopCancelsInFlight(t *testing.T) {
+	h, srv := newHoldServer(t, time.Hour)
+	s, _ := newTestScheduler(t)
+	if err := s.Apply(schedConfig(srv.URL, 3, 50*time.Millisecond, 50*time.Millisecond, 8)); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Second); h.requests.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	if !s.Stop(2 * time.Second) {
+		t.Fatal("Stop timed out")
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("Stop took %v", el)
+	}
+	if s.Running() {
+		t.Error("Running() after Stop")
+	}
+}
