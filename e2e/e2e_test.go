@@ -1,0 +1,584 @@
+// Package e2e proves the dashboards and rules against a real Prometheus 3
+// server scraping a real llm-prober that probes the mock vLLM server driven
+// into overload.
+//
+// Run from the repository root:
+//
+//	go test ./e2e/ -run TestEndToEnd -v -timeout 15m
+//
+// It builds cmd/llm-prober and Prometheus (from tools/go.mod), starts the
+// mock vLLM server, a load generator, llm-prober and Prometheus on
+// 127.0.0.1, and asserts that every dashboard query and every recording
+// rule returns data and that the capacity alerts fire. It takes about two
+// minutes after the binaries are built. `go test -short` skips it.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Overload settings of the mock vLLM server: few KV blocks and a long
+// prefill, so that the load below fills the KV cache, preempts, queues and
+// is prefill-bound at the same time.
+var mockArgs = []string{
+	"--model", "mock-model",
+	"--max-running", "64",
+	"--kv-blocks", "40",
+	"--block-size", "16",
+	"--ttft", "600ms", "--ttft-jitter", "100ms",
+	"--itl", "4ms", "--itl-jitter", "1ms",
+	"--spec-tokens", "3", "--spec-acceptance", "0.7",
+	"--prefix-cache-hit-rate", "0.3",
+	"--faults", "rate_limit=0.03,stream_error=0.03",
+}
+
+const (
+	loadPromptWords = 20
+	loadMaxTokens   = 150
+	loadStart       = 6  // concurrent load workers at the start
+	loadMax         = 40 // ... growing by one every loadStep
+	loadStep        = 3 * time.Second
+
+	// How long the test waits for every check to pass.
+	checkTimeout = 4 * time.Minute
+)
+
+const proberConfig = `global:
+  interval: 4s
+  timeout: 4s
+  max_concurrent_probes: 8
+modules:
+  chat:
+    api: chat
+    messages:
+      - role: user
+        content: "Count from one to twenty, in words."
+    max_tokens: 16
+    ignore_eos: true
+    slo:
+      ttft: 500ms
+      tpot: 20ms
+      e2el: 1s
+  completions:
+    api: completions
+    prompt: "The capital of France is"
+    max_tokens: 8
+    ignore_eos: true
+    slo:
+      ttft: 500ms
+      e2el: 1s
+targets:
+  - name: mock-vllm
+    url: "http://{{MOCK}}"
+    model: mock-model
+    backend: vllm
+    modules: [chat, completions]
+    server_metrics:
+      enabled: true
+      interval: 1s
+`
+
+// Prometheus 3: keep the classic _bucket series (the dashboards and rules
+// use them) while also ingesting the native histograms.
+const promConfig = `global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - {{RULES}}
+  - {{ALERTS}}
+scrape_configs:
+  - job_name: llm-prober
+    scrape_native_histograms: true
+    always_scrape_classic_histograms: true
+    static_configs:
+      - targets: ["{{PROBER}}"]
+`
+
+// Alerts that must fire under the overload.
+var expectFiring = []string{
+	"LLMProberKVCacheNearFull",
+	"LLMProberKVCacheExhaustionForecast",
+	"LLMProberHighPreemptionRate",
+	"LLMProberRequestQueueGrowing",
+	"LLMProberLatencyBudgetBurn",
+	"LLMProberGoodputBudgetBurn",
+}
+
+// Alerts that must stay quiet: the prober itself is healthy.
+var expectQuiet = []string{
+	"LLMProberDown",
+	"LLMProberProbeResultsAbsent",
+	"LLMProberNoProbeResults",
+	"LLMProberConfigReloadFailed",
+	"LLMProberServerMetricsScrapeFailing",
+}
+
+// shortenAlerts rewrites the alerting rules for a test that lasts minutes:
+// every `for:` becomes 2s, and the alert expressions' own windows shrink
+// (10m -> 30s, 30m -> 1m). Recording rules are loaded unchanged.
+func shortenAlerts(src string) string {
+	src = regexp.MustCompile(`(?m)^(\s+for:) \S+$`).ReplaceAllString(src, "$1 2s")
+	src = strings.ReplaceAll(src, "[10m]", "[30s]")
+	src = strings.ReplaceAll(src, "[30m]", "[1m]")
+	return src
+}
+
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	root := repoRoot(t)
+	if _, err := os.Stat(filepath.Join(root, "cmd", "llm-prober")); err != nil {
+		t.Skip("cmd/llm-prober does not exist yet")
+	}
+	tmp := t.TempDir()
+	proberBin := filepath.Join(tmp, "llm-prober")
+	promBin := filepath.Join(tmp, "prometheus")
+	goBuild(t, root, "./cmd/llm-prober", proberBin)
+	goBuild(t, filepath.Join(root, "tools"), "github.com/prometheus/prometheus/cmd/prometheus", promBin)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	// 1. Mock vLLM, overloaded by a growing number of streaming clients.
+	mockAddr := freeAddr(t)
+	mock := start(t, "mock-vllm", proberBin, append([]string{"mock-vllm", "--listen-address", mockAddr}, mockArgs...)...)
+	waitHTTP(t, mock, "http://"+mockAddr+"/v1/models", 30*time.Second)
+	load := startLoad(ctx, t, "http://"+mockAddr)
+	waitOverloaded(t, "http://"+mockAddr+"/metrics", 60*time.Second)
+
+	// 2. llm-prober probing it.
+	proberAddr := freeAddr(t)
+	cfg := filepath.Join(tmp, "llm-prober.yml")
+	writeFile(t, cfg, strings.ReplaceAll(proberConfig, "{{MOCK}}", mockAddr))
+	prober := start(t, "llm-prober", proberBin, "--config.file", cfg, "--web.listen-address", proberAddr)
+	waitHTTP(t, prober, "http://"+proberAddr+"/-/ready", 30*time.Second)
+
+	// 3. Prometheus scraping llm-prober with the rules loaded.
+	rulesSrc, err := os.ReadFile(filepath.Join(root, "alerts", "llm-prober-rules.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alertsSrc, err := os.ReadFile(filepath.Join(root, "alerts", "llm-prober-alerts.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rulesFile := filepath.Join(tmp, "rules.yml")
+	alertsFile := filepath.Join(tmp, "alerts.yml")
+	writeFile(t, rulesFile, string(rulesSrc))
+	writeFile(t, alertsFile, shortenAlerts(string(alertsSrc)))
+	promAddr := freeAddr(t)
+	promCfg := filepath.Join(tmp, "prometheus.yml")
+	writeFile(t, promCfg, strings.NewReplacer("{{RULES}}", rulesFile, "{{ALERTS}}", alertsFile, "{{PROBER}}", proberAddr).Replace(promConfig))
+	prom := start(t, "prometheus", promBin,
+		"--config.file", promCfg,
+		"--storage.tsdb.path", filepath.Join(tmp, "tsdb"),
+		"--web.listen-address", promAddr,
+		"--enable-feature=exemplar-storage",
+	)
+	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
+	api := promAPI{base: "http://" + promAddr}
+	promStart := time.Now()
+
+	// 4. Poll until every check has passed once.
+	queries := dashboardQueries(t, filepath.Join(root, "dashboards"))
+	records := recordingRules(t, rulesSrc)
+	t.Logf("%d dashboard queries, %d recording rules", len(queries), len(records))
+
+	var vars map[string]string
+	passedQuery := map[string]bool{}
+	passedRecord := map[string]bool{}
+	fired := map[string]bool{}
+	firedQuiet := map[string]bool{}
+	lastErr := map[string]string{}
+	exemplarsOK := false
+	var dataSince time.Time
+	deadline := time.Now().Add(checkTimeout)
+	for {
+		if prober.exited() || prom.exited() || mock.exited() {
+			t.Fatal("a subprocess exited early")
+		}
+		alerts, err := api.alerts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range alerts {
+			name := a.Labels["alertname"]
+			if a.State == "firing" {
+				if !fired[name] {
+					t.Logf("%5.0fs firing: %s %v", time.Since(promStart).Seconds(), name, a.Labels)
+				}
+				fired[name] = true
+				// The shortened for: durations let the "no data" alerts fire
+				// before the first scrapes; count them only once data is in.
+				if slices.Contains(expectQuiet, name) && dataSince != (time.Time{}) && time.Since(dataSince) > 10*time.Second {
+					firedQuiet[name] = true
+				}
+			}
+		}
+		if vars == nil {
+			if vars = templateValues(ctx, t, api); vars != nil {
+				dataSince = time.Now()
+			}
+		}
+		if vars != nil {
+			for _, q := range queries {
+				if passedQuery[q.key()] {
+					continue
+				}
+				expr := substitute(q.expr, vars)
+				res, err := api.instant(ctx, expr)
+				switch {
+				case err != nil:
+					lastErr[q.key()] = err.Error()
+				case hasValue(res):
+					passedQuery[q.key()] = true
+				default:
+					lastErr[q.key()] = "empty or NaN result for: " + expr
+				}
+			}
+		}
+		for _, r := range records {
+			if passedRecord[r] {
+				continue
+			}
+			res, err := api.instant(ctx, r)
+			if err == nil && hasValue(res) {
+				passedRecord[r] = true
+			}
+		}
+		if !exemplarsOK {
+			ex, err := api.exemplars(ctx, `llm_prober_time_to_first_token_seconds_bucket`, promStart.Add(-time.Minute))
+			if err == nil {
+				for _, l := range ex {
+					if l["probe_id"] != "" {
+						exemplarsOK = true
+					}
+				}
+			}
+		}
+		missingAlerts := missing(expectFiring, fired)
+		done := len(passedQuery) == len(queries) && len(passedRecord) == len(records) && len(missingAlerts) == 0 && exemplarsOK
+		if done || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	t.Logf("checks finished after %s; %d requests sent by the load generator (%d workers)",
+		time.Since(promStart).Round(time.Second), load.requests.Load(), load.workers.Load())
+
+	// 5. Report.
+	for _, q := range queries {
+		if !passedQuery[q.key()] {
+			t.Errorf("dashboard %s, panel %q, query %s never returned data: %s", q.dashboard, q.panel, q.refID, lastErr[q.key()])
+		}
+	}
+	for _, r := range records {
+		if !passedRecord[r] {
+			t.Errorf("recording rule %s never returned data", r)
+		}
+	}
+	for _, name := range missing(expectFiring, fired) {
+		t.Errorf("alert %s never fired", name)
+	}
+	for name := range firedQuiet {
+		t.Errorf("alert %s fired but the prober is healthy", name)
+	}
+	if !exemplarsOK {
+		t.Errorf("no exemplar with label probe_id on llm_prober_time_to_first_token_seconds_bucket")
+	}
+	groups, err := api.rules(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nrules := 0
+	for _, g := range groups {
+		for _, r := range g.Rules {
+			nrules++
+			if r.Health != "ok" || r.LastError != "" {
+				t.Errorf("rule %s in group %s: health %q: %s", r.Name, g.Name, r.Health, r.LastError)
+			}
+		}
+	}
+	if nrules == 0 {
+		t.Error("Prometheus loaded no rules")
+	}
+	var firedNames []string
+	for n := range fired {
+		firedNames = append(firedNames, n)
+	}
+	sort.Strings(firedNames)
+	t.Logf("alerts that fired: %v", firedNames)
+}
+
+func missing(want []string, got map[string]bool) []string {
+	var out []string
+	for _, w := range want {
+		if !got[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// ---- load generator ----
+
+type loadGen struct {
+	requests atomic.Int64
+	workers  atomic.Int64
+}
+
+// startLoad streams chat completions from a growing pool of workers until
+// ctx is done.
+func startLoad(ctx context.Context, t *testing.T, base string) *loadGen {
+	g := &loadGen{}
+	prompt := strings.TrimSpace(strings.Repeat("load ", loadPromptWords))
+	body, _ := json.Marshal(map[string]any{
+		"model":      "mock-model",
+		"messages":   []map[string]string{{"role": "user", "content": prompt}},
+		"max_tokens": loadMaxTokens,
+		"ignore_eos": true,
+		"stream":     true,
+	})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadMax}}
+	var wg sync.WaitGroup
+	worker := func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/chat/completions", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			if err != nil {
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+			}
+			resp.Body.Close()
+			g.requests.Add(1)
+		}
+	}
+	add := func() { wg.Add(1); g.workers.Add(1); go worker() }
+	for range loadStart {
+		add()
+	}
+	go func() {
+		tick := time.NewTicker(loadStep)
+		defer tick.Stop()
+		for g.workers.Load() < loadMax {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				add()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		// ctx is cancelled by the test's deferred cancel before cleanups run.
+		wg.Wait()
+	})
+	return g
+}
+
+// waitOverloaded waits until the mock reports waiting requests and a KV
+// cache over 80%, so that every sample Prometheus takes is under overload.
+func waitOverloaded(t *testing.T, metricsURL string, timeout time.Duration) {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^vllm:(num_requests_waiting|kv_cache_usage_perc)\{[^}]*\} (\S+)$`)
+	deadline := time.Now().Add(timeout)
+	var last string
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(metricsURL)
+		if err == nil {
+			var buf bytes.Buffer
+			buf.ReadFrom(resp.Body)
+			resp.Body.Close()
+			vals := map[string]float64{}
+			for _, m := range re.FindAllStringSubmatch(buf.String(), -1) {
+				var v float64
+				fmt.Sscan(m[2], &v)
+				vals[m[1]] += v
+			}
+			last = fmt.Sprint(vals)
+			if vals["num_requests_waiting"] > 0 && vals["kv_cache_usage_perc"] > 0.8 {
+				t.Logf("mock overloaded: %v", vals)
+				return
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("mock vLLM not overloaded after %s (last: %s)", timeout, last)
+}
+
+// ---- dashboards ----
+
+type dashQuery struct {
+	dashboard, panel, refID, expr string
+}
+
+func (q dashQuery) key() string { return q.dashboard + "/" + q.panel + "/" + q.refID }
+
+type jsonPanel struct {
+	Title   string      `json:"title"`
+	Panels  []jsonPanel `json:"panels"` // collapsed rows
+	Targets []struct {
+		RefID string `json:"refId"`
+		Expr  string `json:"expr"`
+	} `json:"targets"`
+}
+
+// dashboardQueries extracts every panel query of the generated dashboards.
+func dashboardQueries(t *testing.T, dir string) []dashQuery {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no dashboards in %s: %v", dir, err)
+	}
+	var out []dashQuery
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d struct {
+			Panels []jsonPanel `json:"panels"`
+		}
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var walk func([]jsonPanel)
+		walk = func(ps []jsonPanel) {
+			for _, p := range ps {
+				for _, tg := range p.Targets {
+					if tg.Expr != "" {
+						out = append(out, dashQuery{filepath.Base(f), p.Title, tg.RefID, tg.Expr})
+					}
+				}
+				walk(p.Panels)
+			}
+		}
+		walk(d.Panels)
+	}
+	return out
+}
+
+// templateValues resolves the dashboard variables the way Grafana would with
+// the first value of each selected, using the variables' own label_values
+// queries. It returns nil until llm_prober_target_info has been scraped.
+func templateValues(ctx context.Context, t *testing.T, api promAPI) map[string]string {
+	vars := map[string]string{
+		"__rate_interval": "1m",
+		"__range":         "5m",
+		"slo_window":      "28d",
+		"objective":       "0.99",
+	}
+	match := "llm_prober_target_info"
+	for _, name := range []string{"job", "instance", "target", "model"} {
+		vals, err := api.labelValues(ctx, name, match)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(vals) == 0 {
+			return nil
+		}
+		// Like Grafana's Prometheus data source: regex-escape the value, then
+		// escape the backslashes for the PromQL string literal.
+		vars[name] = strings.ReplaceAll(regexp.QuoteMeta(vals[0]), `\`, `\\`)
+		match = strings.TrimSuffix(match, "}")
+		if !strings.Contains(match, "{") {
+			match += "{"
+		} else {
+			match += ", "
+		}
+		match += fmt.Sprintf(`%s=~"%s"}`, name, vars[name])
+	}
+	return vars
+}
+
+var varRe = regexp.MustCompile(`\$\{(\w+)\}|\$(\w+)`)
+
+func substitute(expr string, vars map[string]string) string {
+	return varRe.ReplaceAllStringFunc(expr, func(m string) string {
+		name := strings.Trim(m, "${}")
+		if v, ok := vars[name]; ok {
+			return v
+		}
+		return m
+	})
+}
+
+// ---- rules ----
+
+// recordingRules returns one selector per recording rule (its name plus the
+// labels it sets), e.g. target_model:llm_prober_slo_errors:ratio_rate5m{slo="goodput"}.
+func recordingRules(t *testing.T, src []byte) []string {
+	t.Helper()
+	var f struct {
+		Groups []struct {
+			Rules []struct {
+				Record string            `yaml:"record"`
+				Labels map[string]string `yaml:"labels"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(src, &f); err != nil {
+		t.Fatal(err)
+	}
+	// Labels set by other rules of the same name: a rule that sets none is
+	// selected by excluding them (e.g. the latency SLI rule shares its name
+	// with the goodput and availability rules, which set slo=...).
+	siblings := map[string][]string{}
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			for k, v := range r.Labels {
+				siblings[r.Record] = append(siblings[r.Record], fmt.Sprintf("%s!=%q", k, v))
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			if r.Record == "" {
+				continue
+			}
+			var ls []string
+			for k, v := range r.Labels {
+				ls = append(ls, fmt.Sprintf("%s=%q", k, v))
+			}
+			if len(ls) == 0 {
+				ls = siblings[r.Record]
+			}
+			sort.Strings(ls)
+			sel := r.Record
+			if len(ls) > 0 {
+				sel += "{" + strings.Join(ls, ", ") + "}"
+			}
+			if !seen[sel] {
+				seen[sel] = true
+				out = append(out, sel)
+			}
+		}
+	}
+	return out
+}

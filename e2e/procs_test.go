@@ -1,0 +1,315 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// repoRoot is the main module's directory (the test runs in e2e/).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// goBuild builds pkg into dir/name, running `go build` in workdir.
+func goBuild(t *testing.T, workdir, pkg, out string) {
+	t.Helper()
+	start := time.Now()
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = workdir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go build %s (in %s): %v\n%s", pkg, workdir, err, stderr.String())
+	}
+	t.Logf("built %s in %s", pkg, time.Since(start).Round(time.Second))
+}
+
+// freeAddr returns a free 127.0.0.1 port address.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// proc is a subprocess started by the test and stopped by its PID.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	log  *lockedBuffer
+	done chan struct{}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// start runs bin with args and registers a cleanup that stops it: SIGTERM
+// to its PID, then SIGKILL after 10s. On test failure its log is printed.
+func start(t *testing.T, name, bin string, args ...string) *proc {
+	t.Helper()
+	p := &proc{name: name, cmd: exec.Command(bin, args...), log: &lockedBuffer{}, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Logf("started %s (pid %d): %s %s", name, p.cmd.Process.Pid, filepath.Base(bin), strings.Join(args, " "))
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.stop(t)
+		if t.Failed() {
+			out := p.log.String()
+			if len(out) > 6000 {
+				out = "...\n" + out[len(out)-6000:]
+			}
+			t.Logf("---- %s log (tail) ----\n%s", name, out)
+		}
+	})
+	return p
+}
+
+func (p *proc) stop(t *testing.T) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Logf("%s (pid %d) did not stop on SIGTERM; killing it", p.name, p.cmd.Process.Pid)
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitHTTP polls url until it answers 200 or the timeout passes.
+func waitHTTP(t *testing.T, p *proc, u string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if p.exited() {
+			t.Fatalf("%s exited early:\n%s", p.name, p.log.String())
+		}
+		resp, err := http.Get(u)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s: %s not ready after %s", p.name, u, timeout)
+}
+
+// ---- Prometheus HTTP API ----
+
+type promAPI struct{ base string }
+
+type apiResponse struct {
+	Status    string          `json:"status"`
+	Data      json.RawMessage `json:"data"`
+	ErrorType string          `json:"errorType"`
+	Error     string          `json:"error"`
+}
+
+func (a promAPI) get(ctx context.Context, path string, params url.Values) (json.RawMessage, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path+"?"+params.Encode(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	var r apiResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("%s: HTTP %d: %s", path, resp.StatusCode, body)
+	}
+	if r.Status != "success" {
+		return nil, fmt.Errorf("%s: %s: %s", path, r.ErrorType, r.Error)
+	}
+	return r.Data, nil
+}
+
+type sample struct {
+	Metric map[string]string `json:"metric"`
+	Value  [2]any            `json:"value"`
+}
+
+// instant runs an instant query and returns its vector samples (a scalar
+// result comes back as one sample without labels).
+func (a promAPI) instant(ctx context.Context, query string) ([]sample, error) {
+	data, err := a.get(ctx, "/api/v1/query", url.Values{"query": {query}})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		ResultType string          `json:"resultType"`
+		Result     json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, err
+	}
+	switch res.ResultType {
+	case "vector":
+		var v []sample
+		err := json.Unmarshal(res.Result, &v)
+		return v, err
+	case "scalar":
+		var s [2]any
+		if err := json.Unmarshal(res.Result, &s); err != nil {
+			return nil, err
+		}
+		return []sample{{Value: s}}, nil
+	default:
+		return nil, fmt.Errorf("unexpected result type %s", res.ResultType)
+	}
+}
+
+// hasValue reports whether any sample has a value other than NaN (a panel
+// that only gets NaN draws nothing).
+func hasValue(v []sample) bool {
+	for _, s := range v {
+		if str, ok := s.Value[1].(string); ok && str != "NaN" {
+			return true
+		}
+	}
+	return false
+}
+
+type alert struct {
+	Labels map[string]string `json:"labels"`
+	State  string            `json:"state"`
+}
+
+func (a promAPI) alerts(ctx context.Context) ([]alert, error) {
+	data, err := a.get(ctx, "/api/v1/alerts", nil)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Alerts []alert `json:"alerts"`
+	}
+	err = json.Unmarshal(data, &res)
+	return res.Alerts, err
+}
+
+type ruleGroup struct {
+	Name  string `json:"name"`
+	File  string `json:"file"`
+	Rules []struct {
+		Name      string `json:"name"`
+		Type      string `json:"type"`
+		Health    string `json:"health"`
+		LastError string `json:"lastError"`
+	} `json:"rules"`
+}
+
+func (a promAPI) rules(ctx context.Context) ([]ruleGroup, error) {
+	data, err := a.get(ctx, "/api/v1/rules", nil)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Groups []ruleGroup `json:"groups"`
+	}
+	err = json.Unmarshal(data, &res)
+	return res.Groups, err
+}
+
+func (a promAPI) labelValues(ctx context.Context, label, match string) ([]string, error) {
+	data, err := a.get(ctx, "/api/v1/label/"+label+"/values", url.Values{"match[]": {match}})
+	if err != nil {
+		return nil, err
+	}
+	var v []string
+	err = json.Unmarshal(data, &v)
+	return v, err
+}
+
+func (a promAPI) exemplars(ctx context.Context, query string, since time.Time) ([]map[string]string, error) {
+	data, err := a.get(ctx, "/api/v1/query_exemplars", url.Values{
+		"query": {query},
+		"start": {fmt.Sprint(since.Unix())},
+		"end":   {fmt.Sprint(time.Now().Unix() + 1)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	var res []struct {
+		Exemplars []struct {
+			Labels map[string]string `json:"labels"`
+		} `json:"exemplars"`
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	for _, s := range res {
+		for _, e := range s.Exemplars {
+			out = append(out, e.Labels)
+		}
+	}
+	return out, nil
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
