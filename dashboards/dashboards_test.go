@@ -128,6 +128,7 @@ var (
 // checks against docs/metrics-contract.md.
 func TestLint(t *testing.T) {
 	contract := contractMetrics(t)
+	recorded := recordingRuleNames(t)
 	for _, name := range jsonFiles(t) {
 		raw, _ := os.ReadFile(name)
 		var d jsonDash
@@ -195,7 +196,10 @@ func TestLint(t *testing.T) {
 				}
 				for _, m := range metricRe.FindAllString(tg.Expr, -1) {
 					if strings.Contains(m, ":") {
-						continue // a recording rule from alerts/
+						if !recorded[m] {
+							t.Errorf("%s: recording rule %s is not in alerts/llm-prober-rules.yml", where, m)
+						}
+						continue
 					}
 					if !contract[baseMetric(m, contract)] {
 						t.Errorf("%s: metric %s is not in docs/metrics-contract.md", where, m)
@@ -238,6 +242,20 @@ func contractMetrics(t *testing.T) map[string]bool {
 	}
 	if len(out) < 20 {
 		t.Fatalf("only %d metrics parsed from the contract", len(out))
+	}
+	return out
+}
+
+// recordingRuleNames reads the record: names from alerts/llm-prober-rules.yml.
+func recordingRuleNames(t *testing.T) map[string]bool {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "alerts", "llm-prober-rules.yml"))
+	if err != nil {
+		t.Fatalf("recording rules: %v", err)
+	}
+	out := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*- record: (\S+)$`).FindAllStringSubmatch(string(raw), -1) {
+		out[m[1]] = true
 	}
 	return out
 }

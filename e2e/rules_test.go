@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -108,6 +109,9 @@ func TestEveryAlertTested(t *testing.T) {
 				if r.Annotations[a] == "" {
 					t.Errorf("%s: no %s annotation", r.Alert, a)
 				}
+			}
+			if want := "docs/runbook.md#" + strings.ToLower(r.Alert); !strings.HasSuffix(r.Annotations["runbook_url"], want) {
+				t.Errorf("%s: runbook_url %q does not end with %s", r.Alert, r.Annotations["runbook_url"], want)
 			}
 			if !bytes.Contains(runbook, []byte("\n## "+r.Alert+"\n")) {
 				t.Errorf("%s: no '## %s' section in docs/runbook.md", r.Alert, r.Alert)
