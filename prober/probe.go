@@ -17,7 +17,12 @@ import (
 // server input and always returns within the context's deadline (plus the
 // time to close the connection).
 func Run(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, id, userAgent string) *Result {
-	r := &Result{ID: id, Target: t.Name, Model: t.Model, Module: m.Name}
+	return RunWithOptions(ctx, client, t, m, id, userAgent, RunOptions{})
+}
+
+// RunWithOptions is Run with optional per-probe settings (a trace logger).
+func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, id, userAgent string, o RunOptions) *Result {
+	r := &Result{ID: id, Target: t.Name, Model: t.Model, Module: m.Name, trace: o.Trace}
 	err := run(ctx, client, t, m, id, userAgent, r)
 	if err != nil {
 		r.Reason = reasonOf(ctx, err)
@@ -25,9 +30,11 @@ func Run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 			err = fmt.Errorf("timeout: %w", err)
 		}
 		r.Err = err
+		r.tracef("probe failed", "reason", r.Reason, "err", err)
 		return r
 	}
 	Evaluate(r, m)
+	r.traceEnd()
 	return r
 }
 
@@ -36,6 +43,7 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 	if err != nil {
 		return fail(ReasonOther, err)
 	}
+	r.tracef("sending request", "url", t.RedactedURL()+endpointPath(m.API), "model", t.Model, "probe_id", id)
 	r.Start = time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
@@ -44,6 +52,8 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 	defer resp.Body.Close()
 	r.Headers = time.Since(r.Start)
 	r.HTTPStatus = resp.StatusCode
+	r.tracef("received response headers", "status", resp.StatusCode, "content_type", resp.Header.Get("Content-Type"),
+		"content_encoding", resp.Header.Get("Content-Encoding"), "elapsed", r.Headers)
 	if err := checkResponse(resp); err != nil {
 		return err
 	}
@@ -138,6 +148,7 @@ func readStream(body io.Reader, r *Result) error {
 		}
 		if len(arrivals) == 0 {
 			r.TTFT, r.HasTTFT = now, true
+			r.tracef("first token", "elapsed", now)
 		}
 		arrivals = append(arrivals, arrival{at: now, tokens: tokens})
 		if output.Len() < MaxOutputBytes {

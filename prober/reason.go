@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"net"
+	"net/http"
 	"os"
 	"syscall"
 )
@@ -83,7 +84,9 @@ func classifyTransport(err error) Reason {
 	case errors.As(err, &dnsErr):
 		return ReasonDNS
 	case errors.As(err, &certInvalid), errors.As(err, &unknownAuth), errors.As(err, &hostErr),
-		errors.As(err, &verifyErr), errors.As(err, &recordErr), errors.As(err, &alertErr):
+		errors.As(err, &verifyErr), errors.As(err, &recordErr), errors.As(err, &alertErr),
+		// net/http turns a plain-HTTP answer to a TLS hello into this.
+		errors.Is(err, http.ErrSchemeMismatch):
 		return ReasonTLS
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH),
 		errors.Is(err, syscall.ENETUNREACH):

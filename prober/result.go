@@ -37,6 +37,8 @@ type Result struct {
 	SLOViolations      []string // "ttft", "tpot", "e2el"
 	ValidationFailures []string // validator names
 	Good               bool     // succeeded and met every configured SLO
+
+	trace func(msg string, keyvals ...any) // RunOptions.Trace, may be nil
 }
 
 // Success reports whether the probe produced a complete, valid stream.

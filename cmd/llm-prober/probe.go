@@ -41,6 +41,7 @@ type app struct {
 	safe       *config.SafeConfig
 	scheduler  *prober.Scheduler
 	servers    *collector.Manager
+	history    *prober.History
 }
 
 func (f *proberFlags) run() int {
@@ -70,7 +71,8 @@ func (f *proberFlags) run() int {
 	reg.MustRegister(versioncollector.NewCollector("llm_prober"),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg)}
-	a.scheduler = prober.NewScheduler(logger, prober.NewMetrics(reg), "llm-prober/"+version.Version, nil)
+	a.history = prober.NewHistory(prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures)
+	a.scheduler = prober.NewScheduler(logger, prober.NewMetrics(reg), "llm-prober/"+version.Version, a.history.Observe)
 	a.servers = collector.NewManager(logger)
 	reg.MustRegister(prober.NewTargetInfo(a.safe.Get), a.servers)
 

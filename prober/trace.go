@@ -1,0 +1,33 @@
+package prober
+
+// RunOptions are optional per-probe settings for RunWithOptions.
+type RunOptions struct {
+	// Trace, if set, is called at each phase of the probe with a message
+	// and key/value pairs (go-kit style), for /probe?debug=true. It never
+	// receives request headers or the target's credentials.
+	Trace func(msg string, keyvals ...any)
+}
+
+func (r *Result) tracef(msg string, keyvals ...any) {
+	if r.trace != nil {
+		r.trace(msg, keyvals...)
+	}
+}
+
+// traceEnd logs the outcome of a completed stream.
+func (r *Result) traceEnd() {
+	if r.trace == nil {
+		return
+	}
+	r.trace("stream ended", "elapsed", r.E2EL, "content_chunks", r.ContentChunks,
+		"output_tokens", r.OutputTokens, "usage_reported", r.UsageReported,
+		"prompt_tokens", r.PromptTokens, "finish_reason", r.FinishReason)
+	switch {
+	case !r.Success():
+		r.trace("probe failed", "reason", r.Reason, "err", r.Err)
+	case len(r.SLOViolations) > 0:
+		r.trace("probe succeeded but missed SLOs", "slo", r.SLOViolations, "ttft", r.TTFT, "tpot", r.TPOT)
+	default:
+		r.trace("probe succeeded", "ttft", r.TTFT, "tpot", r.TPOT, "e2el", r.E2EL)
+	}
+}
