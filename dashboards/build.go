@@ -233,10 +233,7 @@ func labelVar(name, label, desc, match string) *dashboard.QueryVariableBuilder {
 		Label(label).
 		Description(desc).
 		Datasource(dsRef()).
-		Query(dashboard.StringOrMap{Map: map[string]any{
-			"query": query,
-			"refId": "PrometheusVariableQueryEditor-VariableQuery",
-		}}).
+		Query(dashboard.StringOrMap{String: ptr(query)}).
 		Definition(query).
 		Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
 		Sort(dashboard.VariableSortAlphabeticalAsc).

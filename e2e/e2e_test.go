@@ -200,6 +200,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// 4. Poll until every check has passed once.
 	queries := dashboardQueries(t, filepath.Join(root, "dashboards"))
+	tvars := dashboardVars(t, filepath.Join(root, "dashboards", "llm-prober-slo.json"))
 	records := recordingRules(t, rulesSrc)
 	t.Logf("%d dashboard queries, %d recording rules", len(queries), len(records))
 
@@ -235,7 +236,7 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 		if vars == nil {
-			if vars = templateValues(ctx, t, api); vars != nil {
+			if vars = templateValues(ctx, t, api, tvars); vars != nil {
 				dataSince = time.Now()
 			}
 		}
@@ -482,37 +483,69 @@ func dashboardQueries(t *testing.T, dir string) []dashQuery {
 	return out
 }
 
-// templateValues resolves the dashboard variables the way Grafana would with
-// the first value of each selected, using the variables' own label_values
-// queries. It returns nil until llm_prober_target_info has been scraped.
-func templateValues(ctx context.Context, t *testing.T, api promAPI) map[string]string {
-	vars := map[string]string{
+// templateValues resolves the dashboard variables the way Grafana would,
+// selecting the first value of each: the query variables run their own
+// label_values(...) queries from the generated JSON, in order, with the
+// earlier variables substituted. It returns nil until they all have values.
+func templateValues(ctx context.Context, t *testing.T, api promAPI, vars []templateVar) map[string]string {
+	vals := map[string]string{
 		"__rate_interval": "1m",
 		"__range":         "5m",
 		"slo_window":      "28d",
 		"objective":       "0.99",
 	}
-	match := "llm_prober_target_info"
-	for _, name := range []string{"job", "instance", "target", "model"} {
-		vals, err := api.labelValues(ctx, name, match)
-		if err != nil {
-			t.Fatal(err)
+	lv := regexp.MustCompile(`^label_values\((.+),\s*(\w+)\)$`)
+	for _, v := range vars {
+		if v.Type != "query" {
+			continue
 		}
-		if len(vals) == 0 {
+		m := lv.FindStringSubmatch(v.Query.(string))
+		if m == nil {
+			t.Fatalf("variable %s: unsupported query %q", v.Name, v.Query)
+		}
+		got, err := api.labelValues(ctx, m[2], substitute(m[1], vals))
+		if err != nil {
+			t.Fatalf("variable %s: %v", v.Name, err)
+		}
+		if len(got) == 0 {
 			return nil
 		}
 		// Like Grafana's Prometheus data source: regex-escape the value, then
 		// escape the backslashes for the PromQL string literal.
-		vars[name] = strings.ReplaceAll(regexp.QuoteMeta(vals[0]), `\`, `\\`)
-		match = strings.TrimSuffix(match, "}")
-		if !strings.Contains(match, "{") {
-			match += "{"
-		} else {
-			match += ", "
-		}
-		match += fmt.Sprintf(`%s=~"%s"}`, name, vars[name])
+		vals[v.Name] = strings.ReplaceAll(regexp.QuoteMeta(got[0]), `\`, `\\`)
 	}
-	return vars
+	return vals
+}
+
+type templateVar struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Query any    `json:"query"`
+}
+
+// dashboardVars returns the template variables of a generated dashboard.
+func dashboardVars(t *testing.T, file string) []templateVar {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Templating struct {
+			List []templateVar `json:"list"`
+		} `json:"templating"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range d.Templating.List {
+		if q, ok := v.Query.(string); ok {
+			d.Templating.List[i].Query = q
+		} else if v.Type == "query" {
+			t.Fatalf("%s: variable %s: query is not a string", file, v.Name)
+		}
+	}
+	return d.Templating.List
 }
 
 var varRe = regexp.MustCompile(`\$\{(\w+)\}|\$(\w+)`)
