@@ -72,12 +72,14 @@ func sloOverview() *dashboard.DashboardBuilder {
 			"Probe TTFT percentiles (request sent until the first chunk with generated content), from llm_prober_time_to_first_token_seconds. Exemplars carry the probe_id.",
 			"s", 12, 8, tsOpts{min: zero},
 			append(quantiles("llm_prober_time_to_first_token_seconds", "target, model", true),
-				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="ttft"})`), legend: "SLO {{target}} {{model}}"})...)).
+				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="ttft"})`), legend: "SLO {{target}} {{model}}"})...).
+			OverrideByRegexp("^SLO ", sloLineStyle)).
 		WithPanel(p.ts("Time per output token",
 			"Probe TPOT percentiles, (E2E latency - TTFT) / (output tokens - 1), from llm_prober_time_per_output_token_seconds.",
 			"s", 12, 8, tsOpts{min: zero},
 			append(quantiles("llm_prober_time_per_output_token_seconds", "target, model", true),
-				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="tpot"})`), legend: "SLO {{target}} {{model}}"})...)).
+				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="tpot"})`), legend: "SLO {{target}} {{model}}"})...).
+			OverrideByRegexp("^SLO ", sloLineStyle)).
 		WithPanel(p.ts("Inter-token latency",
 			"Percentiles of the gaps between consecutive tokens of the probes' streams (llm_prober_inter_token_latency_seconds).",
 			"s", 12, 8, tsOpts{min: zero},
@@ -86,7 +88,8 @@ func sloOverview() *dashboard.DashboardBuilder {
 			"Probe end-to-end latency percentiles, request sent until the end of the stream (llm_prober_e2e_latency_seconds).",
 			"s", 12, 8, tsOpts{min: zero},
 			append(quantiles("llm_prober_e2e_latency_seconds", "target, model", true),
-				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="e2el"})`), legend: "SLO {{target}} {{model}}"})...)).
+				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="e2el"})`), legend: "SLO {{target}} {{model}}"})...).
+			OverrideByRegexp("^SLO ", sloLineStyle)).
 		WithRow(row("Failures and probe volume")).
 		WithPanel(p.ts("Failures by reason",
 			"Failed probes per second by reason (dns, connect, tls, timeout, http_4xx, rate_limited, http_5xx, stream errors, validation, ...).",
@@ -105,4 +108,11 @@ func sloOverview() *dashboard.DashboardBuilder {
 			"Probes currently running in each llm-prober process (llm_prober_probes_in_flight).",
 			"short", 12, 8, tsOpts{min: zero},
 			q{expr: e(`sum by (instance) (llm_prober_probes_in_flight{JI})`), legend: "{{instance}}"}))
+}
+
+// sloLineStyle draws the configured SLO threshold series as a dashed line.
+var sloLineStyle = []dashboard.DynamicConfigValue{
+	{Id: "custom.lineStyle", Value: map[string]any{"fill": "dash", "dash": []int{10, 10}}},
+	{Id: "custom.fillOpacity", Value: 0},
+	{Id: "color", Value: map[string]any{"mode": "fixed", "fixedColor": "red"}},
 }
