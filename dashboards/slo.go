@@ -61,12 +61,15 @@ func sloOverview() *dashboard.DashboardBuilder {
 			q{expr: burnRate("1h"), legend: "1h {{target}} {{model}}"},
 			q{expr: burnRate("6h"), legend: "6h {{target}} {{model}}"})).
 		WithPanel(p.ts("Error ratio by SLO",
-			"Fraction of probes that failed (availability) or that succeeded but missed a latency SLO (ttft, tpot, e2el).",
+			"Fraction of probes that failed (availability), and per latency SLO (ttft, tpot, e2el) the fraction of the probes of modules with that SLO that succeeded but missed it.",
 			"percentunit", 12, 7, tsOpts{min: zero},
 			q{expr: e(`sum by (target, model) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))
 / sum by (target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "availability {{target}} {{model}}"},
 			q{expr: e(`sum by (target, model, slo) (rate(llm_prober_slo_violations_total{SEL}[$__rate_interval]))
-/ on (target, model) group_left () sum by (target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "{{slo}} {{target}} {{model}}"})).
+/ sum by (target, model, slo) (
+  rate(llm_prober_probes_total{SEL}[$__rate_interval])
+  * on (job, instance, target, model, module) group_right () (0 * (llm_prober_slo_seconds{SEL} > 0) + 1)
+)`), legend: "{{slo}} {{target}} {{model}}"})).
 		WithRow(row("Client-side latency (synthetic probes)")).
 		WithPanel(p.ts("Time to first token",
 			"Probe TTFT percentiles (request sent until the first chunk with generated content), from llm_prober_time_to_first_token_seconds. Exemplars carry the probe_id.",
