@@ -32,6 +32,8 @@ type proberFlags struct {
 	logLevel        string
 	logFormat       string
 	web             *web.FlagConfig
+
+	allowArbitraryTargets bool
 }
 
 // app is the running prober: the config and everything applied from it.
@@ -42,6 +44,8 @@ type app struct {
 	scheduler  *prober.Scheduler
 	servers    *collector.Manager
 	history    *prober.History
+
+	allowArbitraryTargets bool // /probe?url=...
 }
 
 func (f *proberFlags) run() int {
@@ -70,7 +74,7 @@ func (f *proberFlags) run() int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(versioncollector.NewCollector("llm_prober"),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg)}
+	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg), allowArbitraryTargets: f.allowArbitraryTargets}
 	a.history = prober.NewHistory(prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures)
 	a.scheduler = prober.NewScheduler(logger, prober.NewMetrics(reg), "llm-prober/"+version.Version, a.history.Observe)
 	a.servers = collector.NewManager(logger)

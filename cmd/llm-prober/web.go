@@ -51,10 +51,13 @@ func (a *app) routes(reg *prometheus.Registry, metricsPath string) http.Handler 
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprint(w, a.safe.Get().String())
 	})
+	mux.HandleFunc("/probe", a.handleProbe)
+	mux.HandleFunc("/logs", a.handleLogs)
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		err := landingTemplate.Execute(w, landingData{
 			Version: version.Info(), MetricsPath: metricsPath, Jobs: a.scheduler.Statuses(),
+			History: a.historyData(),
 		})
 		if err != nil {
 			level.Warn(a.logger).Log("msg", "rendering landing page", "err", err)
@@ -73,6 +76,7 @@ type landingData struct {
 	Version     string
 	MetricsPath string
 	Jobs        []prober.Status
+	History     historyData
 }
 
 var landingTemplate = template.Must(template.New("landing").Funcs(template.FuncMap{
@@ -90,8 +94,9 @@ var landingTemplate = template.Must(template.New("landing").Funcs(template.FuncM
 <h2>Targets</h2>
 <table><tr><th>Target</th><th>Model</th><th>Module</th><th>URL</th><th>Interval</th><th>Last probe</th><th>Outcome</th><th>TTFT</th><th>TPOT</th><th>E2EL</th><th>Output tokens</th><th>Probe id</th></tr>
 {{range .Jobs}}<tr><td>{{.Target}}</td><td>{{.Model}}</td><td>{{.Module}}</td><td>{{.URL}}</td><td>{{.Interval}}</td>
-{{with .Last}}<td>{{ago .Start}}</td>{{if .Success}}<td class="ok">{{if .Good}}good{{else}}ok, SLO missed: {{.SLOViolations}}{{end}}</td><td>{{ms .TTFT}}</td><td>{{ms .TPOT}}</td><td>{{ms .E2EL}}</td><td>{{.OutputTokens}}</td>{{else}}<td class="fail">{{.Reason}}: {{.Err}}</td><td></td><td></td><td></td><td></td>{{end}}<td>{{.ID}}</td>
+{{with .Last}}<td>{{ago .Start}}</td>{{if .Success}}<td class="ok">{{if .Good}}good{{else}}ok, SLO missed: {{.SLOViolations}}{{end}}</td><td>{{ms .TTFT}}</td><td>{{ms .TPOT}}</td><td>{{ms .E2EL}}</td><td>{{.OutputTokens}}</td>{{else}}<td class="fail">{{.Reason}}: {{.Err}}</td><td></td><td></td><td></td><td></td>{{end}}<td><a href="/logs?id={{.ID}}">{{.ID}}</a></td>
 {{else}}<td colspan="7">not probed yet</td>{{end}}</tr>
 {{end}}</table>
+{{template "history" .History}}
 </body></html>
 `))

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	commoncfg "github.com/prometheus/common/config"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/version"
+	"gopkg.in/yaml.v3"
+
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prober"
+)
+
+// scrapeTimeoutOffset leaves Prometheus time to receive the answer before
+// its own scrape timeout fires, as blackbox_exporter does.
+const scrapeTimeoutOffset = 500 * time.Millisecond
+
+// handleProbe runs one probe now, blackbox_exporter style, and answers
+// with its metrics from a fresh registry: on-demand probes never touch the
+// long-lived scheduler metrics. They are kept in the history.
+func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
+	cfg := a.safe.Get()
+	if cfg == nil {
+		http.Error(w, "no configuration loaded", http.StatusServiceUnavailable)
+		return
+	}
+	q := r.URL.Query()
+	t, m, status, err := a.probeTarget(cfg, q)
+	if err != nil {
+		http.Error(w, err.Error(), status)
+		return
+	}
+	timeout := probeTimeout(time.Duration(t.Timeout), r.Header)
+	client, err := commoncfg.NewClientFromConfig(t.HTTPClientConfig, "llm_prober")
+	if err != nil {
+		http.Error(w, "building the HTTP client: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer client.CloseIdleConnections()
+
+	var (
+		mu    sync.Mutex
+		lines []string
+	)
+	id := prober.NewProbeID()
+	traceLog := log.NewLogfmtLogger(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		lines = append(lines, strings.TrimRight(string(p), "\n"))
+		mu.Unlock()
+		return len(p), nil
+	}))
+	traceLog = log.With(traceLog, "ts", log.DefaultTimestampUTC)
+	debugLog := log.With(a.logger, "probe_id", id, "target", t.Name, "module", m.Name)
+	trace := func(msg string, kv ...any) {
+		_ = traceLog.Log(append([]any{"msg", msg}, kv...)...)
+		_ = level.Debug(debugLog).Log(append([]any{"msg", "on-demand probe: " + msg}, kv...)...)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	trace("beginning probe", "target", t.Name, "module", m.Name, "timeout", timeout)
+	res := prober.RunWithOptions(ctx, client, t, m, id, "llm-prober/"+version.Version, prober.RunOptions{Trace: trace})
+	cancel()
+	end := time.Now()
+
+	reg := prometheus.NewRegistry()
+	prober.NewMetrics(reg).Record(res, end)
+	registerProbeGauges(reg, res, end)
+	mu.Lock()
+	logged := slices.Clone(lines)
+	mu.Unlock()
+	a.history.Add(res, logged, true)
+
+	if q.Get("debug") == "true" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write(debugOutput(logged, reg, t, m))
+		return
+	}
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}).ServeHTTP(w, r)
+}
+
+// registerProbeGauges adds the single-probe gauges blackbox users expect.
+func registerProbeGauges(reg *prometheus.Registry, res *prober.Result, end time.Time) {
+	success := prometheus.NewGauge(prometheus.GaugeOpts{Name: "llm_prober_probe_success",
+		Help: "1 if this on-demand probe succeeded, else 0."})
+	duration := prometheus.NewGauge(prometheus.GaugeOpts{Name: "llm_prober_probe_duration_seconds",
+		Help: "How long this on-demand probe took, from sending the request to its end."})
+	if res.Success() {
+		success.Set(1)
+	}
+	start := res.Start
+	if start.IsZero() {
+		start = end
+	}
+	duration.Set(end.Sub(start).Seconds())
+	reg.MustRegister(success, duration)
+}
+
+// probeTimeout is the target's timeout, cut to fit Prometheus' scrape
+// timeout when the scrape says what it is.
+func probeTimeout(target time.Duration, h http.Header) time.Duration {
+	v := h.Get("X-Prometheus-Scrape-Timeout-Seconds")
+	if v == "" {
+		return target
+	}
+	secs, err := strconv.ParseFloat(v, 64)
+	if err != nil || secs <= 0 {
+		return target
+	}
+	scrape := time.Duration(secs * float64(time.Second))
+	if scrape > scrapeTimeoutOffset {
+		scrape -= scrapeTimeoutOffset
+	}
+	return min(target, scrape)
+}
+
+// debugOutput is the blackbox-style plain-text debug page. Secrets are
+// redacted by config.Secret's marshalling; the URL loses its query.
+func debugOutput(lines []string, reg *prometheus.Registry, t *config.Target, m *config.Module) []byte {
+	var b bytes.Buffer
+	b.WriteString("Logs for the probe:\n")
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString("\n\nMetrics that would have been returned:\n")
+	if mfs, err := reg.Gather(); err != nil {
+		fmt.Fprintf(&b, "# gathering: %v\n", err)
+	} else {
+		enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
+		for _, mf := range mfs {
+			_ = enc.Encode(mf)
+		}
+	}
+	b.WriteString("\n\nModule configuration:\n")
+	b.Write(redactedYAML(m))
+	b.WriteString("\n\nTarget configuration:\n")
+	tc := *t
+	tc.URL = t.RedactedURL()
+	b.Write(redactedYAML(&tc))
+	return b.Bytes()
+}
+
+func redactedYAML(v any) []byte {
+	if commoncfg.MarshalSecretValue {
+		return []byte("# not shown: secret marshalling is switched on\n")
+	}
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		return []byte("# " + err.Error() + "\n")
+	}
+	return out
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
