@@ -1,0 +1,19 @@
+// Package examples holds the example configuration shipped with llm-prober.
+package examples
+
+import (
+	"testing"
+
+	"github.com/llm-prober/llm-prober/config"
+)
+
+// The example in the README must stay valid as the schema evolves.
+func TestExampleConfigLoads(t *testing.T) {
+	cfg, err := config.LoadFile("llm-prober.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Targets) != 3 || len(cfg.Modules) != 3 {
+		t.Errorf("%d targets, %d modules", len(cfg.Targets), len(cfg.Modules))
+	}
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every test llm-prober has. This is the README's test command and
+# what CI runs. Needs Go; builds promtool/prometheus from tools/go.mod.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
+
+step "go vet"
+go vet ./...
+(cd dashboards && go vet ./...)
+
+step "build promtool and prometheus (tools/go.mod)"
+mkdir -p .cache/bin
+go build -modfile=tools/go.mod -o .cache/bin/promtool github.com/prometheus/prometheus/cmd/promtool
+export PROMTOOL=$PWD/.cache/bin/promtool
+
+step "static binary, as the Dockerfile builds it"
+scripts/build.sh .cache/bin/llm-prober
+.cache/bin/llm-prober --version
+if ldd .cache/bin/llm-prober >/dev/null 2>&1; then echo "binary is not static"; exit 1; fi
+
+step "rules: promtool check + unit tests"
+"$PROMTOOL" check rules alerts/*.yml
+"$PROMTOOL" test rules alerts/tests/*.yml
+
+step "go test -race (all packages, incl. end-to-end with a real Prometheus)"
+go test -race -count=1 -timeout 30m ./...
+(cd dashboards && go test -race -count=1 ./...)
+
+step "timing accuracy without the race detector (its bounds are the real ones)"
+go test -count=1 -run 'TestMeasurementAccuracy' -v ./prober/ | grep -E 'error over|^(---|ok|FAIL)'
