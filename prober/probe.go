@@ -47,13 +47,16 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 	r.Start = time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return redactURLError(err, t.RedactedURL()+endpointPath(m.API))
 	}
 	defer resp.Body.Close()
 	r.Headers = time.Since(r.Start)
 	r.HTTPStatus = resp.StatusCode
 	r.tracef("received response headers", "status", resp.StatusCode, "content_type", resp.Header.Get("Content-Type"),
 		"content_encoding", resp.Header.Get("Content-Encoding"), "elapsed", r.Headers)
+	if err := decodeBody(resp); err != nil {
+		return err
+	}
 	if err := checkResponse(resp); err != nil {
 		return err
 	}
