@@ -20,20 +20,26 @@ func interTokenLatencies(arrivals []arrival) []time.Duration {
 	}
 	n := 0
 	for _, a := range arrivals[1:] {
-		n += max(a.tokens, 1)
+		n = min(n+max(a.tokens, 1), MaxITLGaps)
 	}
 	out := make([]time.Duration, 0, n)
 	prev := arrivals[0].at
 	for _, a := range arrivals[1:] {
 		k := max(a.tokens, 1)
 		gap := (a.at - prev) / time.Duration(k)
-		for range k {
+		// The token count comes from the server: a bogus usage jump must
+		// not make the prober allocate without bound.
+		for range min(k, MaxITLGaps-len(out)) {
 			out = append(out, gap)
 		}
 		prev = a.at
 	}
 	return out
 }
+
+// MaxITLGaps bounds the per-token gaps kept for one probe, far above any
+// sensible max_tokens.
+const MaxITLGaps = 1 << 16
 
 // timePerOutputToken is (E2EL − TTFT) / (n − 1), and 0 when n ≤ 1, as in
 // vllm bench serve.

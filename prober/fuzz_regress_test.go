@@ -1,0 +1,30 @@
+package prober
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Found by FuzzReadStream: a chunk whose cumulative usage jumps by a
+// billion tokens made the ITL split allocate a billion gaps.
+func TestHugeUsageJumpBoundsITL(t *testing.T) {
+	stream := contentEvent("a") +
+		`data: {"choices":[{"delta":{"content":"b"}}],"usage":{"completion_tokens":1000000000}}` + "\n\n" +
+		"data: [DONE]\n\n"
+	r := &Result{Start: time.Now()}
+	peak := peakHeapDuring(t, func() {
+		if err := readStream(strings.NewReader(stream), r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if len(r.ITL) > MaxITLGaps {
+		t.Errorf("%d ITL gaps, want at most %d", len(r.ITL), MaxITLGaps)
+	}
+	if peak > 64<<20 {
+		t.Errorf("heap grew by %d MiB", peak>>20)
+	}
+	if r.OutputTokens != 1000000000 {
+		t.Errorf("output tokens %d: the server's count is still reported", r.OutputTokens)
+	}
+}
