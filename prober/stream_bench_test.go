@@ -1,0 +1,108 @@
+package prober
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// benchTokens is the length of the stream the CPU benchmarks decode.
+const benchTokens = 2000
+
+// captureStream records the exact bytes the mock sends for a chat stream
+// of n tokens with continuous usage (what a vLLM server sends when asked
+// with stream_options.continuous_usage_stats), so the benchmarks decode
+// real vLLM-shaped bytes from memory, with no network or timers.
+func captureStream(tb testing.TB, n int) []byte {
+	tb.Helper()
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL, o.BatchSlowdown = mockvllm.Dist{}, mockvllm.Dist{}, 0
+	o.MaxRunning, o.KVBlocks = 0, 0
+	mock := mockvllm.New(o)
+	defer mock.Close()
+	srv := httptest.NewServer(mock)
+	defer srv.Close()
+	m := chatModule()
+	m.MaxTokens, m.IgnoreEOS = n, true
+	t := testTarget(srv.URL)
+	t.Model = o.Model
+	req, err := newRequest(context.Background(), t, m, "bench", "bench")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// BenchmarkReadStream is the prober's whole per-stream decode and
+// measurement path (SSE framing, chunk decoding, arrival times, ITL
+// split, output kept for validators) on a 2,000-token stream.
+func BenchmarkReadStream(b *testing.B) {
+	data := captureStream(b, benchTokens)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := &Result{Start: time.Now()}
+		if err := readStream(bytes.NewReader(data), r); err != nil {
+			b.Fatal(err)
+		}
+		if r.OutputTokens != benchTokens {
+			b.Fatalf("%d tokens, want %d", r.OutputTokens, benchTokens)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchTokens, "ns/token")
+}
+
+// BenchmarkSSEReader is the SSE framing alone.
+func BenchmarkSSEReader(b *testing.B) {
+	data := captureStream(b, benchTokens)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := newSSEReader(bytes.NewReader(data))
+		for {
+			if _, err := s.next(); err != nil {
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchTokens, "ns/token")
+}
+
+// BenchmarkParseChunk decodes one typical content chunk.
+func BenchmarkParseChunk(b *testing.B) {
+	data := captureStream(b, 8)
+	s := newSSEReader(bytes.NewReader(data))
+	var chunk []byte
+	for {
+		d, err := s.next()
+		if err != nil {
+			b.Fatal("no content chunk")
+		}
+		if p, err := parseChunk(d); err == nil && p.generated {
+			chunk = bytes.Clone(d)
+			break
+		}
+	}
+	b.SetBytes(int64(len(chunk)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseChunk(chunk); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
