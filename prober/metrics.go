@@ -12,6 +12,9 @@ var (
 	TTFTBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560}
 	ITLBuckets  = []float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80}
 	E2EBuckets  = []float64{0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680}
+	// ScheduleDelayBuckets resolve the sub-millisecond lateness of a
+	// healthy scheduler as well as the seconds of a starved one.
+	ScheduleDelayBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 )
 
 const namespace = "llm_prober"
@@ -31,6 +34,7 @@ type Metrics struct {
 	lastSuccess, lastProbeTime, lastSuccessTime *prometheus.GaugeVec
 	slo, interval                               *prometheus.GaugeVec
 	inFlight                                    prometheus.Gauge
+	scheduleDelay                               prometheus.Histogram
 }
 
 func newHistogram(name, help string, buckets []float64) *prometheus.HistogramVec {
@@ -83,10 +87,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		interval:        newGauge("probe_interval_seconds", "Configured probe interval."),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: namespace, Name: "probes_in_flight",
 			Help: "Probes currently running."}),
+		scheduleDelay: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: namespace, Name: "schedule_delay_seconds",
+			Help:    "How late probes started after their scheduled slot (timer lateness, waiting for a max_concurrent_probes slot); a growing tail means the prober is short of CPU or slots.",
+			Buckets: ScheduleDelayBuckets, NativeHistogramBucketFactor: 1.1, NativeHistogramMaxBucketNumber: 100,
+			NativeHistogramMinResetDuration: time.Hour}),
 	}
 	reg.MustRegister(m.headers, m.ttft, m.tpot, m.itl, m.e2el, m.probes, m.good, m.failures,
 		m.outputTokens, m.promptTokens, m.cachedTokens, m.sloViolations, m.validationFailures,
-		m.skipped, m.lastSuccess, m.lastProbeTime, m.lastSuccessTime, m.slo, m.interval, m.inFlight)
+		m.skipped, m.lastSuccess, m.lastProbeTime, m.lastSuccessTime, m.slo, m.interval, m.inFlight, m.scheduleDelay)
 	return m
 }
 

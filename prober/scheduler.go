@@ -209,6 +209,9 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) {
 	defer func() { <-slots }()
 	s.metrics.inFlight.Inc()
 	defer s.metrics.inFlight.Dec()
+	// How late the probe starts against its slot on the grid: timer
+	// lateness, the wait for a slot, or a prober short of CPU.
+	s.metrics.scheduleDelay.Observe(time.Since(deadline.Add(-time.Duration(j.target.Interval))).Seconds())
 
 	pctx, cancel := context.WithTimeout(ctx, time.Duration(j.target.Timeout))
 	r := Run(pctx, j.client, j.target, j.module, NewProbeID(), s.userAgent)
