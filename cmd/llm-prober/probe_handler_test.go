@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestProbeEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	url := mockServer(t)
+	cfg := filepath.Join(dir, "llm-prober.yml")
+	// A second module, so that target two has a choice to make.
+	writeConfig(t, cfg, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("one", url)+
+		fmt.Sprintf("  - {name: two, url: %q, model: mock-model, modules: [chat, other]}\n", url)),
+		"modules:\n", "modules:\n  other: {api: completions, prompt: hi, max_tokens: 4}\n", 1))
+	p := startProber(t, "--config.file="+cfg)
+
+	for _, c := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/probe?target=one", 200, "llm_prober_probe_success 1"},
+		{"/probe?target=one", 200, `llm_prober_probes_total{model="mock-model",module="chat",target="one"} 1`},
+		{"/probe?target=two&module=other", 200, "llm_prober_probe_success 1"},
+		{"/probe?target=two", 400, "choices: chat, other"},
+		{"/probe?target=two&module=nope", 400, `unknown module "nope"`},
+		{"/probe?target=nope", 400, `unknown target "nope"`},
+		{"/probe", 400, "target parameter is missing"},
+		{"/probe?url=http://127.0.0.1:1&model=m&module=chat", 403, "--probe.allow-arbitrary-targets"},
+		{"/probe?target=one&debug=true", 200, "Logs for the probe:"},
+	} {
+		code, body := p.get(c.path)
+		if code != c.code || !strings.Contains(body, c.want) {
+			t.Errorf("%s: HTTP %d, want %d and %q in:\n%.400s", c.path, code, c.code, c.want, body)
+		}
+	}
+	// On-demand probes stay out of the long-lived metrics.
+	p.waitFor(10*time.Second, func() bool {
+		return p.metric(`llm_prober_probes_total{model="mock-model",module="other",target="two"}`) >= 0
+	})
+	if _, body := p.get("/metrics"); strings.Contains(body, "llm_prober_probe_success") {
+		t.Error("/metrics has the on-demand probe gauge")
+	}
+}
+
+// Arbitrary URLs need the flag, and never get a configured target's
+// credentials.
+func TestProbeArbitraryURL(t *testing.T) {
+	var auth atomic.Value
+	auth.Store("")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if !strings.HasPrefix(r.URL.Path, "/scheduled/") {
+			auth.Store(r.Header.Get("Authorization") + r.Header.Get("X-Api-Key"))
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeSecretFiles(t, dir)
+	cfg := filepath.Join(dir, "llm-prober.yml")
+	writeConfig(t, cfg, fmt.Sprintf(configTemplate, fmt.Sprintf(
+		"  - {name: one, url: %q, model: m, modules: [chat], http_client_config: {authorization: {credentials_file: %s/token}}}\n",
+		srv.URL+"/scheduled", dir)))
+	p := startProber(t, "--config.file="+cfg, "--probe.allow-arbitrary-targets")
+	code, body := p.get("/probe?url=" + srv.URL + "&model=m")
+	if code != 200 || !strings.Contains(body, "llm_prober_probe_success 1") {
+		t.Fatalf("HTTP %d:\n%s", code, body)
+	}
+	if got := auth.Load().(string); got != "" {
+		t.Errorf("arbitrary URL probe sent credentials %q", got)
+	}
+	if code, _ := p.get("/probe?url=ftp://x&model=m"); code != 400 {
+		t.Errorf("ftp URL: HTTP %d", code)
+	}
+	if code, _ := p.get("/probe?url=" + srv.URL); code != 400 {
+		t.Errorf("url without model: HTTP %d", code)
+	}
+}
+
+func TestProbeTimeoutFromScrape(t *testing.T) {
+	h := http.Header{}
+	if got := probeTimeout(5*time.Second, h); got != 5*time.Second {
+		t.Errorf("no header: %s", got)
+	}
+	h.Set("X-Prometheus-Scrape-Timeout-Seconds", "2")
+	if got := probeTimeout(5*time.Second, h); got != 1500*time.Millisecond {
+		t.Errorf("scrape 2s: %s, want 1.5s", got)
+	}
+	if got := probeTimeout(time.Second, h); got != time.Second {
+		t.Errorf("target shorter than scrape: %s", got)
+	}
+	h.Set("X-Prometheus-Scrape-Timeout-Seconds", "junk")
+	if got := probeTimeout(5*time.Second, h); got != 5*time.Second {
+		t.Errorf("bad header: %s", got)
+	}
+}
