@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -95,6 +96,11 @@ func classifyTransport(err error) Reason {
 		return ReasonConnect
 	case errors.As(err, &opErr) && opErr.Op == "remote error":
 		return ReasonTLS
+	// Connected, then hung up on before the response headers (a crash, a
+	// proxy giving up): the response broke before it started.
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return ReasonStreamBroken
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
