@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -102,5 +103,36 @@ func TestProbeTimeoutFromScrape(t *testing.T) {
 	h.Set("X-Prometheus-Scrape-Timeout-Seconds", "junk")
 	if got := probeTimeout(5*time.Second, h); got != 5*time.Second {
 		t.Errorf("bad header: %s", got)
+	}
+}
+
+// A probe id on a histogram exemplar leads to that probe's details.
+func TestExemplarResolvesInLogs(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "llm-prober.yml")
+	writeConfig(t, cfg, fmt.Sprintf(configTemplate, targetYAML("one", mockServer(t))))
+	p := startProber(t, "--config.file="+cfg)
+	var id string
+	p.waitFor(10*time.Second, func() bool {
+		req, _ := http.NewRequest("GET", "http://"+p.addr+"/metrics", nil)
+		req.Header.Set("Accept", "application/openmetrics-text; version=1.0.0")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if m := regexp.MustCompile(`time_to_first_token_seconds_bucket\{.*# \{probe_id="([0-9a-f]{16})"\}`).FindSubmatch(b); m != nil {
+			id = string(m[1])
+			return true
+		}
+		return false
+	})
+	code, body := p.get("/logs?id=" + id)
+	if code != http.StatusOK || !strings.Contains(body, "Probe id:") || !strings.Contains(body, "TTFT:") {
+		t.Errorf("/logs?id=%s: HTTP %d\n%s", id, code, body)
+	}
+	if code, _ := p.get("/logs?id=0000000000000000"); code != http.StatusNotFound {
+		t.Errorf("unknown id: HTTP %d", code)
 	}
 }
