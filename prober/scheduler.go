@@ -4,6 +4,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"sort"
@@ -52,12 +53,13 @@ type jobKey struct{ target, module string }
 type targetClient struct {
 	target *config.Target
 	client *http.Client
+	err    error // the client could not be built (e.g. unreadable ca_file)
 }
 
 type job struct {
 	target *config.Target
 	module *config.Module
-	client *http.Client
+	client *targetClient
 	cancel context.CancelFunc
 	done   chan struct{}
 
@@ -79,7 +81,7 @@ func NewScheduler(logger log.Logger, metrics *Metrics, userAgent string, observe
 // are unchanged keep running on their schedule with their counters; new or
 // changed ones start at a random phase; removed ones stop and their series
 // are deleted.
-func (s *Scheduler) Apply(cfg *config.Config) error {
+func (s *Scheduler) Apply(cfg *config.Config) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.slots.Load(); p == nil || cap(*p) != cfg.Global.MaxConcurrentProbes {
@@ -88,10 +90,7 @@ func (s *Scheduler) Apply(cfg *config.Config) error {
 		ch := make(chan struct{}, max(cfg.Global.MaxConcurrentProbes, 1))
 		s.slots.Store(&ch)
 	}
-	clients, err := s.buildClients(cfg)
-	if err != nil {
-		return err
-	}
+	clients := s.buildClients(cfg)
 	want := map[jobKey]*job{}
 	for _, t := range cfg.Targets {
 		for _, name := range t.Modules {
@@ -104,7 +103,7 @@ func (s *Scheduler) Apply(cfg *config.Config) error {
 				want[k] = old
 				continue
 			}
-			want[k] = &job{target: t, module: m, client: clients[t.Name].client}
+			want[k] = &job{target: t, module: m, client: clients[t.Name]}
 		}
 	}
 	for k, j := range s.jobs {
@@ -128,30 +127,33 @@ func (s *Scheduler) Apply(cfg *config.Config) error {
 	s.jobs = want
 	s.clients = clients
 	s.running = true
-	return nil
 }
 
 // buildClients reuses the HTTP client (and its connection pool) of every
-// target whose config is unchanged.
-func (s *Scheduler) buildClients(cfg *config.Config) (map[string]*targetClient, error) {
+// target whose config is unchanged. A client that cannot be built (a
+// missing CA file, say) fails that target's probes, visibly, instead of
+// failing the whole reload: the file may appear later, and other targets
+// must keep working.
+func (s *Scheduler) buildClients(cfg *config.Config) map[string]*targetClient {
 	out := map[string]*targetClient{}
 	for _, t := range cfg.Targets {
-		if old, ok := s.clients[t.Name]; ok && old.target.Equal(t) {
+		if old, ok := s.clients[t.Name]; ok && old.target.Equal(t) && old.err == nil {
 			out[t.Name] = old
 			continue
 		}
 		c, err := commoncfg.NewClientFromConfig(t.HTTPClientConfig, "llm_prober")
 		if err != nil {
-			return nil, err
+			err = fmt.Errorf("building HTTP client for target %s: %w", t.Name, err)
+			level.Error(s.logger).Log("msg", "target cannot be probed", "target", t.Name, "err", err)
 		}
-		out[t.Name] = &targetClient{target: t, client: c}
+		out[t.Name] = &targetClient{target: t, client: c, err: err}
 	}
 	for name, old := range s.clients {
-		if out[name] != old {
+		if out[name] != old && old.client != nil {
 			old.client.CloseIdleConnections()
 		}
 	}
-	return out, nil
+	return out
 }
 
 func (s *Scheduler) start(j *job) {
@@ -213,9 +215,15 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) {
 	// lateness, the wait for a slot, or a prober short of CPU.
 	s.metrics.scheduleDelay.Observe(time.Since(deadline.Add(-time.Duration(j.target.Interval))).Seconds())
 
-	pctx, cancel := context.WithTimeout(ctx, time.Duration(j.target.Timeout))
-	r := Run(pctx, j.client, j.target, j.module, NewProbeID(), s.userAgent)
-	cancel()
+	var r *Result
+	if j.client.err != nil {
+		r = &Result{ID: NewProbeID(), Target: j.target.Name, Model: j.target.Model, Module: j.module.Name,
+			Start: time.Now(), Reason: ReasonOther, Err: j.client.err}
+	} else {
+		pctx, cancel := context.WithTimeout(ctx, time.Duration(j.target.Timeout))
+		r = Run(pctx, j.client.client, j.target, j.module, NewProbeID(), s.userAgent)
+		cancel()
+	}
 	if ctx.Err() != nil {
 		return // shut down or reloaded mid-probe: not a target failure
 	}

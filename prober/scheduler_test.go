@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -91,9 +92,7 @@ func newTestScheduler(t *testing.T) (*Scheduler, *Metrics) {
 func TestSchedulerConcurrencyCapAndNoOverlap(t *testing.T) {
 	h, srv := newHoldServer(t, 150*time.Millisecond)
 	s, m := newTestScheduler(t)
-	if err := s.Apply(schedConfig(srv.URL, 8, 200*time.Millisecond, 200*time.Millisecond, 2)); err != nil {
-		t.Fatal(err)
-	}
+	s.Apply(schedConfig(srv.URL, 8, 200*time.Millisecond, 200*time.Millisecond, 2))
 	time.Sleep(1500 * time.Millisecond)
 	if p := h.peak.Load(); p > 2 {
 		t.Errorf("peak in-flight %d exceeds max_concurrent_probes 2", p)
@@ -119,9 +118,7 @@ func TestSchedulerSpreadsStarts(t *testing.T) {
 	h, srv := newHoldServer(t, 0)
 	s, _ := newTestScheduler(t)
 	const n = 40
-	if err := s.Apply(schedConfig(srv.URL, n, time.Second, time.Second, 64)); err != nil {
-		t.Fatal(err)
-	}
+	s.Apply(schedConfig(srv.URL, n, time.Second, time.Second, 64))
 	time.Sleep(1200 * time.Millisecond)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -148,9 +145,7 @@ func TestSchedulerApplyReload(t *testing.T) {
 	_, srv := newHoldServer(t, 0)
 	s, m := newTestScheduler(t)
 	cfg := schedConfig(srv.URL, 2, 100*time.Millisecond, 100*time.Millisecond, 8)
-	if err := s.Apply(cfg); err != nil {
-		t.Fatal(err)
-	}
+	s.Apply(cfg)
 	time.Sleep(450 * time.Millisecond)
 	probes := func(target string) float64 {
 		return testutil.ToFloat64(m.probes.WithLabelValues(target, "m", "chat"))
@@ -160,9 +155,7 @@ func TestSchedulerApplyReload(t *testing.T) {
 		t.Fatal("no probes before reload")
 	}
 	next := schedConfig(srv.URL, 1, 100*time.Millisecond, 100*time.Millisecond, 8) // t1 removed
-	if err := s.Apply(next); err != nil {
-		t.Fatal(err)
-	}
+	s.Apply(next)
 	if got := probes("t0"); got < before {
 		t.Errorf("t0 counter went from %v to %v across a reload", before, got)
 	}
@@ -178,9 +171,7 @@ func TestSchedulerApplyReload(t *testing.T) {
 func TestSchedulerStopCancelsInFlight(t *testing.T) {
 	h, srv := newHoldServer(t, time.Hour)
 	s, _ := newTestScheduler(t)
-	if err := s.Apply(schedConfig(srv.URL, 3, 50*time.Millisecond, 50*time.Millisecond, 8)); err != nil {
-		t.Fatal(err)
-	}
+	s.Apply(schedConfig(srv.URL, 3, 50*time.Millisecond, 50*time.Millisecond, 8))
 	for deadline := time.Now().Add(2 * time.Second); h.requests.Load() == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -193,5 +184,27 @@ func TestSchedulerStopCancelsInFlight(t *testing.T) {
 	}
 	if s.Running() {
 		t.Error("Running() after Stop")
+	}
+}
+
+// A target whose HTTP client cannot be built fails its probes with the
+// reason, while the other targets keep probing.
+func TestSchedulerBadClientFailsOnlyItsTarget(t *testing.T) {
+	_, srv := newHoldServer(t, 0)
+	s, m := newTestScheduler(t)
+	cfg := schedConfig(srv.URL, 2, 100*time.Millisecond, 100*time.Millisecond, 8)
+	cfg.Targets[1].HTTPClientConfig.TLSConfig.CAFile = "/nonexistent/ca.pem"
+	s.Apply(cfg)
+	time.Sleep(350 * time.Millisecond)
+	if v := testutil.ToFloat64(m.probes.WithLabelValues("t0", "m", "chat")); v == 0 {
+		t.Error("healthy target t0 was not probed")
+	}
+	if v := testutil.ToFloat64(m.failures.WithLabelValues("t1", "m", "chat", string(ReasonOther))); v == 0 {
+		t.Error("target t1 with an unreadable CA file did not fail its probes")
+	}
+	for _, st := range s.Statuses() {
+		if st.Target == "t1" && (st.Last == nil || !strings.Contains(st.Last.Err.Error(), "ca.pem")) {
+			t.Errorf("t1 status does not name the problem: %+v", st.Last)
+		}
 	}
 }

@@ -133,9 +133,7 @@ func (a *app) reload() error {
 		return nil
 	}
 	cfg := a.safe.Get()
-	if err := a.scheduler.Apply(cfg); err != nil {
-		return err
-	}
+	a.scheduler.Apply(cfg)
 	a.servers.Apply(cfg.Targets)
 	level.Info(a.logger).Log("msg", "config loaded", "file", a.configFile, "targets", len(cfg.Targets), "modules", len(cfg.Modules))
 	return nil
