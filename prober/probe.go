@@ -60,7 +60,13 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 	if err := checkResponse(resp); err != nil {
 		return err
 	}
-	return readStream(resp.Body, r)
+	if err := readStream(resp.Body, r); err != nil {
+		return err
+	}
+	// Reading what follows [DONE] (usually just the chunked-encoding
+	// trailer) lets the transport reuse the connection.
+	_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
+	return nil
 }
 
 // checkResponse classifies a response that did not start a stream.

@@ -3,6 +3,7 @@ package prober
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -56,6 +57,10 @@ func (h *holdServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	fmt.Fprint(w, contentEvent("a")+contentEvent("b")+finishEvent+doneEvent)
+	// Like a real server: [DONE] goes out on its own, and the chunked
+	// terminator follows when the handler returns.
+	w.(http.Flusher).Flush()
+	time.Sleep(time.Millisecond)
 }
 
 func newHoldServer(t *testing.T, hold time.Duration) (*holdServer, *httptest.Server) {
@@ -206,5 +211,26 @@ func TestSchedulerBadClientFailsOnlyItsTarget(t *testing.T) {
 		if st.Target == "t1" && (st.Last == nil || !strings.Contains(st.Last.Err.Error(), "ca.pem")) {
 			t.Errorf("t1 status does not name the problem: %+v", st.Last)
 		}
+	}
+}
+
+// Consecutive probes of one target reuse their keep-alive connection, so
+// TTFT does not include a new TCP handshake every time.
+func TestProbesReuseConnections(t *testing.T) {
+	var conns atomic.Int64
+	h, _ := newHoldServer(t, 0)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	s, m := newTestScheduler(t)
+	s.Apply(schedConfig(srv.URL, 1, 50*time.Millisecond, 50*time.Millisecond, 8))
+	time.Sleep(400 * time.Millisecond)
+	if n := testutil.ToFloat64(m.probes.WithLabelValues("t0", "m", "chat")); n < 4 || conns.Load() != 1 {
+		t.Errorf("%v probes used %d connections, want 1", n, conns.Load())
 	}
 }
