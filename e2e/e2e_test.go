@@ -49,6 +49,15 @@ var mockArgs = []string{
 	"--faults", "rate_limit=0.03,stream_error=0.03",
 }
 
+// A second, unloaded mock whose latency is almost all prefill: the
+// prefill_bound bottleneck (on the overloaded mock, preemptions add
+// recompute time to decode and hide it).
+var prefillMockArgs = []string{
+	"--model", "mock-model",
+	"--ttft", "1500ms", "--ttft-jitter", "100ms",
+	"--itl", "2ms", "--itl-jitter", "1ms",
+}
+
 const (
 	loadPromptWords = 20
 	loadMaxTokens   = 150
@@ -85,11 +94,19 @@ modules:
       ttft: 500ms
       e2el: 1s
 targets:
-  - name: mock-vllm
+  - name: mock-overloaded
     url: "http://{{MOCK}}"
     model: mock-model
     backend: vllm
     modules: [chat, completions]
+    server_metrics:
+      enabled: true
+      interval: 1s
+  - name: mock-prefill
+    url: "http://{{MOCK2}}"
+    model: mock-model
+    backend: vllm
+    modules: [chat]
     server_metrics:
       enabled: true
       interval: 1s
@@ -122,6 +139,12 @@ var expectFiring = []string{
 	"LLMProberGoodputBudgetBurn",
 }
 
+// Bottleneck classifications that must show up for the two mocks.
+var expectSeries = []string{
+	`target_model:llm_prober_server_bottleneck:state{target="mock-prefill", bottleneck="prefill_bound"}`,
+	`target_model:llm_prober_server_bottleneck:state{target="mock-overloaded", bottleneck=~"kv_cache_exhausted|preempting|queueing"}`,
+}
+
 // Alerts that must stay quiet: the prober itself is healthy.
 var expectQuiet = []string{
 	"LLMProberDown",
@@ -133,10 +156,10 @@ var expectQuiet = []string{
 
 // shortenAlerts rewrites the alerting rules for a test that lasts minutes:
 // every `for:` becomes 2s, and the alert expressions' own windows shrink
-// (10m -> 30s, 30m -> 1m). Recording rules are loaded unchanged.
+// (10m -> 10s, 30m -> 1m). Recording rules are loaded unchanged.
 func shortenAlerts(src string) string {
 	src = regexp.MustCompile(`(?m)^(\s+for:) \S+$`).ReplaceAllString(src, "$1 2s")
-	src = strings.ReplaceAll(src, "[10m]", "[30s]")
+	src = strings.ReplaceAll(src, "[10m]", "[10s]")
 	src = strings.ReplaceAll(src, "[30m]", "[1m]")
 	return src
 }
@@ -164,11 +187,14 @@ func TestEndToEnd(t *testing.T) {
 	waitHTTP(t, mock, "http://"+mockAddr+"/v1/models", 30*time.Second)
 	load := startLoad(ctx, t, "http://"+mockAddr)
 	waitOverloaded(t, "http://"+mockAddr+"/metrics", 60*time.Second)
+	mock2Addr := freeAddr(t)
+	mock2 := start(t, "mock-vllm-prefill", proberBin, append([]string{"mock-vllm", "--listen-address", mock2Addr}, prefillMockArgs...)...)
+	waitHTTP(t, mock2, "http://"+mock2Addr+"/v1/models", 30*time.Second)
 
 	// 2. llm-prober probing it.
 	proberAddr := freeAddr(t)
 	cfg := filepath.Join(tmp, "llm-prober.yml")
-	writeFile(t, cfg, strings.ReplaceAll(proberConfig, "{{MOCK}}", mockAddr))
+	writeFile(t, cfg, strings.NewReplacer("{{MOCK}}", mockAddr, "{{MOCK2}}", mock2Addr).Replace(proberConfig))
 	prober := start(t, "llm-prober", proberBin, "--config.file", cfg, "--web.listen-address", proberAddr)
 	waitHTTP(t, prober, "http://"+proberAddr+"/-/ready", 30*time.Second)
 
@@ -201,7 +227,7 @@ func TestEndToEnd(t *testing.T) {
 	// 4. Poll until every check has passed once.
 	queries := dashboardQueries(t, filepath.Join(root, "dashboards"))
 	tvars := dashboardVars(t, filepath.Join(root, "dashboards", "llm-prober-slo.json"))
-	records := recordingRules(t, rulesSrc)
+	records := append(recordingRules(t, rulesSrc), expectSeries...)
 	t.Logf("%d dashboard queries, %d recording rules", len(queries), len(records))
 
 	var vars map[string]string
@@ -214,7 +240,7 @@ func TestEndToEnd(t *testing.T) {
 	var dataSince time.Time
 	deadline := time.Now().Add(checkTimeout)
 	for {
-		if prober.exited() || prom.exited() || mock.exited() {
+		if prober.exited() || prom.exited() || mock.exited() || mock2.exited() {
 			t.Fatal("a subprocess exited early")
 		}
 		alerts, err := api.alerts(ctx)
@@ -294,7 +320,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	for _, r := range records {
 		if !passedRecord[r] {
-			t.Errorf("recording rule %s never returned data", r)
+			t.Errorf("%s never returned data", r)
 		}
 	}
 	for _, name := range missing(expectFiring, fired) {
@@ -483,10 +509,11 @@ func dashboardQueries(t *testing.T, dir string) []dashQuery {
 	return out
 }
 
-// templateValues resolves the dashboard variables the way Grafana would,
-// selecting the first value of each: the query variables run their own
-// label_values(...) queries from the generated JSON, in order, with the
-// earlier variables substituted. It returns nil until they all have values.
+// templateValues resolves the dashboard variables as on a first import:
+// every query variable runs its own label_values(...) query from the
+// generated JSON (which must return values) and is left at its default,
+// All, which Grafana sends as the variable's allValue (.*). It returns nil
+// until every variable query has values.
 func templateValues(ctx context.Context, t *testing.T, api promAPI, vars []templateVar) map[string]string {
 	vals := map[string]string{
 		"__rate_interval": "1m",
@@ -510,17 +537,19 @@ func templateValues(ctx context.Context, t *testing.T, api promAPI, vars []templ
 		if len(got) == 0 {
 			return nil
 		}
-		// Like Grafana's Prometheus data source: regex-escape the value, then
-		// escape the backslashes for the PromQL string literal.
-		vals[v.Name] = strings.ReplaceAll(regexp.QuoteMeta(got[0]), `\`, `\\`)
+		if v.AllValue == "" {
+			t.Fatalf("variable %s has no allValue", v.Name)
+		}
+		vals[v.Name] = v.AllValue
 	}
 	return vals
 }
 
 type templateVar struct {
-	Name  string `json:"name"`
-	Type  string `json:"type"`
-	Query any    `json:"query"`
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Query    any    `json:"query"`
+	AllValue string `json:"allValue"`
 }
 
 // dashboardVars returns the template variables of a generated dashboard.
