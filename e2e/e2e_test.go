@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -295,9 +296,15 @@ func TestEndToEnd(t *testing.T) {
 		if !exemplarsOK {
 			ex, err := api.exemplars(ctx, `llm_prober_time_to_first_token_seconds_bucket`, promStart.Add(-time.Minute))
 			if err == nil {
+				// The exemplar's probe_id must resolve to the probe's details
+				// at llm-prober's /logs?id=..., like the exemplar data link.
 				for _, l := range ex {
-					if l["probe_id"] != "" {
-						exemplarsOK = true
+					if id := l["probe_id"]; id != "" && !exemplarsOK {
+						resp, err := http.Get("http://" + proberAddr + "/logs?id=" + url.QueryEscape(id))
+						if err == nil {
+							resp.Body.Close()
+							exemplarsOK = resp.StatusCode == http.StatusOK
+						}
 					}
 				}
 			}
@@ -330,7 +337,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("alert %s fired but the prober is healthy", name)
 	}
 	if !exemplarsOK {
-		t.Errorf("no exemplar with label probe_id on llm_prober_time_to_first_token_seconds_bucket")
+		t.Errorf("no exemplar with a probe_id label on llm_prober_time_to_first_token_seconds_bucket that resolves at /logs?id=")
 	}
 	groups, err := api.rules(ctx)
 	if err != nil {
