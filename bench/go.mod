@@ -5,6 +5,8 @@ go 1.26.8
 require (
 	github.com/llm-prober/llm-prober v0.0.0
 	github.com/openai/openai-go/v3 v3.96.0
+	github.com/prometheus/client_model v0.6.3
+	github.com/prometheus/common v0.72.1
 )
 
 require (
@@ -20,8 +22,6 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/mwitkow/go-conntrack v0.0.0-20190716064945-2f068394615f // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
-	github.com/prometheus/client_model v0.6.3 // indirect
-	github.com/prometheus/common v0.72.1 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/tidwall/gjson v1.20.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect

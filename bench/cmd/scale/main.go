@@ -1,0 +1,331 @@
+// Command scale runs the real llm-prober binary against N targets and
+// reports what it costs: CPU, peak RSS, /metrics size and render time, and
+// how late probes start after their scheduled slot
+// (llm_prober_schedule_delay_seconds).
+//
+// The targets point at a trivial, fast SSE server in this process (spread
+// over a few listeners on 127.0.0.1), so the prober process measured is
+// the prober alone.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+var saveMetrics *string
+
+func main() {
+	var (
+		binary   = flag.String("binary", "./llm-prober", "llm-prober binary to run")
+		sizes    = flag.String("targets", "100,1000,10000", "comma-separated numbers of targets")
+		interval = flag.Duration("interval", time.Minute, "probe interval of every target")
+		duration = flag.Duration("duration", 0, "how long to run each size (default 2 x interval)")
+		tokens   = flag.Int("tokens", 16, "tokens per streamed answer")
+		servers  = flag.Int("servers", 4, "SSE listeners the targets are spread over")
+	)
+	saveMetrics = flag.String("save-metrics", "", "save each size's /metrics text as PREFIX.N.prom")
+	flag.Parse()
+	if *duration == 0 {
+		*duration = 2 * *interval
+	}
+	var urls []string
+	for range *servers {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fatal(err)
+		}
+		go func() { _ = http.Serve(ln, sseHandler(*tokens)) }()
+		urls = append(urls, "http://"+ln.Addr().String())
+	}
+	fmt.Printf("# scale interval=%v duration=%v tokens=%d load=%s\n", *interval, *duration, *tokens, loadavg())
+	fmt.Printf("%8s %8s %6s %10s %10s %11s %12s %12s %26s %10s\n", "targets", "probes", "failed",
+		"CPU cores", "CPU/probe", "RSS run/max", "/metrics", "render", "delay p50/p99/max-bucket", "≤10ms")
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			fatal(err)
+		}
+		if err := runSize(*binary, n, urls, *interval, *duration, *tokens); err != nil {
+			fatal(err)
+		}
+	}
+}
+
+// sseHandler answers every request with a short vLLM-style chat stream
+// with continuous usage, flushing each chunk.
+func sseHandler(tokens int) http.Handler {
+	var events [][]byte
+	chunk := func(delta string, finish string, completion int) []byte {
+		f := "null"
+		if finish != "" {
+			f = `"` + finish + `"`
+		}
+		return []byte(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` +
+			delta + `,"logprobs":null,"finish_reason":` + f + `}],"usage":{"prompt_tokens":8,"total_tokens":` +
+			strconv.Itoa(8+completion) + `,"completion_tokens":` + strconv.Itoa(completion) + "}}\n\n")
+	}
+	events = append(events, chunk(`{"role":"assistant","content":""}`, "", 0))
+	for i := 1; i <= tokens; i++ {
+		fin := ""
+		if i == tokens {
+			fin = "length"
+		}
+		events = append(events, chunk(`{"content":"tok`+strconv.Itoa(i)+` "}`, fin, i))
+	}
+	events = append(events, []byte("data: [DONE]\n\n"))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		fl := w.(http.Flusher)
+		fl.Flush()
+		for _, e := range events {
+			if _, err := w.Write(e); err != nil {
+				return
+			}
+			fl.Flush()
+		}
+	})
+}
+
+func writeConfig(file string, n int, urls []string, interval time.Duration, tokens int) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "global:\n  interval: %s\n  timeout: %s\n  max_concurrent_probes: 64\n",
+		model.Duration(interval), model.Duration(min(10*time.Second, interval/2)))
+	fmt.Fprintf(&b, "modules:\n  chat:\n    api: chat\n    messages: [{role: user, content: hi}]\n    max_tokens: %d\n    ignore_eos: true\n", tokens)
+	b.WriteString("targets:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - {name: t%05d, url: %q, model: m, modules: [chat]}\n", i, urls[i%len(urls)])
+	}
+	return os.WriteFile(file, b.Bytes(), 0o644)
+}
+
+// runSize measures one number of targets. CPU is averaged from ready to
+// the end of the run; "RSS run" is the peak while probing, "max" the peak
+// including the /metrics renders.
+func runSize(binary string, n int, urls []string, interval, duration time.Duration, tokens int) error {
+	dir, err := os.MkdirTemp("", "llm-prober-scale")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg := filepath.Join(dir, "config.yml")
+	if err := writeConfig(cfg, n, urls, interval, tokens); err != nil {
+		return err
+	}
+	addr := freeAddr()
+	cmd := exec.Command(binary, "--config.file="+cfg, "--web.listen-address="+addr, "--log.level=warn")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	base := "http://" + addr
+	if err := waitReady(base+"/-/ready", time.Minute); err != nil {
+		return err
+	}
+	pid := cmd.Process.Pid
+	cpu0, t0 := procCPU(pid), time.Now()
+	var peak int64
+	for time.Since(t0) < duration {
+		time.Sleep(time.Second)
+		peak = max(peak, procRSS(pid))
+	}
+	cpu := procCPU(pid) - cpu0
+	wall := time.Since(t0)
+
+	steady := peak
+	// The delay histogram first: a render of /metrics at 10,000 targets
+	// takes both cores for seconds and delays the probes due meanwhile.
+	_, text, err := fetch(base+"/metrics", "text/plain;version=0.0.4")
+	if err != nil {
+		return err
+	}
+	if *saveMetrics != "" {
+		_ = os.WriteFile(fmt.Sprintf("%s.%d.prom", *saveMetrics, n), text, 0o644)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	if err != nil {
+		return err
+	}
+	// Render time as Prometheus scrapes it (OpenMetrics, for exemplars;
+	// gzip, which the Go client asks for and undoes).
+	var renders []time.Duration
+	var size int
+	for range 3 {
+		d, b, err := fetch(base+"/metrics", "application/openmetrics-text;version=1.0.0;escaping=underscores,text/plain;version=0.0.4;q=0.5")
+		if err != nil {
+			return err
+		}
+		renders, size = append(renders, d), len(b)
+		peak = max(peak, procRSS(pid))
+	}
+	probes := sum(fams["llm_prober_probes_total"])
+	failed := sum(fams["llm_prober_probe_failures_total"])
+	var p50, p99, top, within string
+	if mf := fams["llm_prober_schedule_delay_seconds"]; mf != nil && len(mf.GetMetric()) == 1 {
+		h := mf.GetMetric()[0].GetHistogram()
+		p50, p99 = ms(quantile(h, 0.5)), ms(quantile(h, 0.99))
+		top, within = maxBucket(h), fraction(h, 0.01)
+	}
+	slices.Sort(renders)
+	fmt.Printf("%8d %8.0f %6.0f %10.3f %9.2fms %6.0f/%4.0fMB %10.1fMB %10.0fms %26s %10s\n", n, probes, failed,
+		cpu.Seconds()/wall.Seconds(), cpu.Seconds()*1000/max(probes, 1), float64(steady)/(1<<20), float64(peak)/(1<<20),
+		float64(size)/1e6, float64(renders[1].Milliseconds()), p50+"/"+p99+"/"+top, within)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	return nil
+}
+
+func sum(mf *dto.MetricFamily) float64 {
+	t := 0.0
+	for _, m := range mf.GetMetric() {
+		t += m.GetCounter().GetValue()
+	}
+	return t
+}
+
+// quantile interpolates linearly inside the classic bucket holding q.
+func quantile(h *dto.Histogram, q float64) float64 {
+	total := float64(h.GetSampleCount())
+	if total == 0 {
+		return math.NaN()
+	}
+	rank, lo, prev := q*total, 0.0, 0.0
+	for _, b := range h.GetBucket() {
+		c := float64(b.GetCumulativeCount())
+		if c >= rank {
+			if c == prev {
+				return b.GetUpperBound()
+			}
+			return lo + (b.GetUpperBound()-lo)*(rank-prev)/(c-prev)
+		}
+		lo, prev = b.GetUpperBound(), c
+	}
+	return math.Inf(1)
+}
+
+// maxBucket is the upper bound of the highest non-empty bucket.
+func maxBucket(h *dto.Histogram) string {
+	prev := uint64(0)
+	top := "0"
+	for _, b := range h.GetBucket() {
+		if b.GetCumulativeCount() > prev {
+			top = "≤" + ms(b.GetUpperBound())
+		}
+		prev = b.GetCumulativeCount()
+	}
+	if h.GetSampleCount() > prev {
+		top = ">10s"
+	}
+	return top
+}
+
+func fraction(h *dto.Histogram, bound float64) string {
+	for _, b := range h.GetBucket() {
+		if b.GetUpperBound() == bound && h.GetSampleCount() > 0 {
+			return fmt.Sprintf("%.2f%%", 100*float64(b.GetCumulativeCount())/float64(h.GetSampleCount()))
+		}
+	}
+	return "-"
+}
+
+func ms(s float64) string { return strconv.FormatFloat(s*1000, 'g', 3, 64) + "ms" }
+
+func fetch(url, accept string) (time.Duration, []byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", accept)
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return time.Since(start), b, err
+}
+
+func waitReady(url string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s not ready after %v", url, timeout)
+}
+
+// procCPU is the user+system CPU time of pid (Linux, 100 ticks/s).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// procRSS is the resident set size of pid in bytes.
+func procRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+func freeAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
+}
