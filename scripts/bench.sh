@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproduces every figure in docs/benchmarks.md. Results go to $OUT
-# (default bench-results/), one raw file per benchmark plus summary.txt.
+# (default $TMPDIR/llm-prober-bench), one raw file per benchmark plus summary.txt.
 #
 #   scripts/bench.sh            # full run (~15 min; the scale run alone is ~8 min)
 #   QUICK=1 scripts/bench.sh    # smoke run: count 2, short scale run
@@ -10,7 +10,7 @@
 # SCALE_DURATION. The machine is measured as it is: note its load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-bench-results}
+OUT=${OUT:-${TMPDIR:-/tmp}/llm-prober-bench}
 COUNT=${COUNT:-6}
 ROUNDS=${ROUNDS:-3}
 SCALE_TARGETS=${SCALE_TARGETS:-100,1000,10000}
@@ -33,11 +33,15 @@ summary="$OUT/summary.txt"
 	echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$summary"
 
-# median of the values of one unit (e.g. ns/token) per benchmark name.
+# median of the values of one unit (e.g. ns/token) per benchmark name,
+# with the spread (min, max) over the runs.
 medians() { # file unit
-	awk -v unit="$2" '/^Benchmark/ { for (i = 3; i < NF; i++) if ($(i+1) == unit) v[$1] = v[$1] " " $i }
-		END { for (k in v) { n = split(substr(v[k], 2), a, " "); asort(a); m = (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2;
-			printf "%s %.6g %s (min %g, max %g, n=%d)\n", k, m, unit, a[1], a[n], n } }' "$1" | sort
+	awk -v unit="$2" '/^Benchmark/ { for (i = 3; i < NF; i++) if ($(i+1) == unit) print $1, $i }' "$1" |
+		sort -k1,1 -k2,2g |
+		awk -v u="$2" 'function flush() { m = (n % 2) ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2
+				printf "%s %.6g %s (min %g, max %g, n=%d)\n", k, m, u, v[1], v[n], n; n = 0 }
+			{ if ($1 != k && k != "") flush(); k = $1; v[++n] = $2 }
+			END { if (k != "") flush() }'
 }
 median_of() { # file benchname unit
 	medians "$1" "$3" | awk -v b="$2" '$1 == b { print $2 }'
