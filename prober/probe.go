@@ -113,7 +113,8 @@ func readStream(body io.Reader, r *Result) error {
 		sse        = newSSEReader(body)
 		arrivals   []arrival
 		output     strings.Builder
-		lastTokens int // cumulative completion_tokens seen so far
+		lastTokens int  // cumulative completion_tokens seen so far
+		prevUsage  bool // the previous chunk carried usage too
 		sawDone    bool
 		sawFinish  bool
 		last       *usage
@@ -146,12 +147,18 @@ func readStream(body io.Reader, r *Result) error {
 			sawFinish = true
 			r.FinishReason = p.finish
 		}
+		// Per-chunk token counts come from the usage delta only when usage
+		// is continuous (on the previous chunk too); usage that appears
+		// only at the end says nothing about how tokens were chunked.
 		tokens := 1
 		if p.usage != nil {
+			if prevUsage {
+				tokens = p.usage.CompletionTokens - lastTokens
+			}
 			last = p.usage
-			tokens = p.usage.CompletionTokens - lastTokens
 			lastTokens = p.usage.CompletionTokens
 		}
+		prevUsage = p.usage != nil
 		if !p.generated {
 			continue
 		}

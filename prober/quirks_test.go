@@ -165,3 +165,19 @@ func TestTransportFailures(t *testing.T) {
 		t.Errorf("tls: reason %q (%v), want tls", r.Reason, r.Err)
 	}
 }
+
+// Usage that appears only on the last content chunk (some servers attach
+// it to the finish chunk) must not be read as a multi-token chunk.
+func TestUsageOnlyAtEndDoesNotSplitITL(t *testing.T) {
+	srv := sseServer(t, "text/event-stream", events(
+		contentEvent("a"), contentEvent("b"), contentEvent("c"),
+		`data: {"choices":[{"delta":{"content":"d"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":4}}`+"\n\n",
+		doneEvent))
+	r := runProbe(t, srv.URL, chatModule(), 5*time.Second)
+	if !r.Success() || r.OutputTokens != 4 || !r.UsageReported {
+		t.Fatalf("%s %v: %d tokens, usage %v", r.Reason, r.Err, r.OutputTokens, r.UsageReported)
+	}
+	if len(r.ITL) != 3 {
+		t.Errorf("%d ITL gaps for 4 single-token chunks, want 3", len(r.ITL))
+	}
+}

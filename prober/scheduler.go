@@ -99,7 +99,9 @@ func (s *Scheduler) Apply(cfg *config.Config) {
 				continue // rejected by config validation
 			}
 			k := jobKey{t.Name, name}
-			if old, ok := s.jobs[k]; ok && old.target.Equal(t) && old.module.Equal(m) {
+			// A rebuilt client (e.g. a CA file that failed to load
+			// before) restarts the job; a reused one keeps it.
+			if old, ok := s.jobs[k]; ok && old.target.Equal(t) && old.module.Equal(m) && old.client == clients[t.Name] {
 				want[k] = old
 				continue
 			}
@@ -181,11 +183,12 @@ func (s *Scheduler) loop(ctx context.Context, j *job) {
 			return
 		case <-timer.C:
 		}
-		s.runOnce(ctx, j, next.Add(interval))
-		// Keep the grid: skip slots that the run overran rather than
-		// bunching probes up.
+		ran := s.runOnce(ctx, j, next.Add(interval))
 		next = next.Add(interval)
-		for !next.After(time.Now()) {
+		// Keep the grid: skip slots that a probe overran rather than
+		// bunching probes up. A probe skipped for want of a slot waited
+		// exactly until the next slot, which is due now and runs.
+		for ran && !next.After(time.Now()) {
 			s.metrics.Skip(j.target.Name, j.target.Model, j.module.Name, SkipOverlap)
 			next = next.Add(interval)
 		}
@@ -194,8 +197,8 @@ func (s *Scheduler) loop(ctx context.Context, j *job) {
 }
 
 // runOnce waits for a global slot until the next scheduled run at most,
-// then probes under the target's timeout.
-func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) {
+// then probes under the target's timeout. It reports whether it probed.
+func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) bool {
 	slots := *s.slots.Load() // released to the channel it was taken from
 	wait, cancelWait := context.WithDeadline(ctx, deadline)
 	select {
@@ -206,7 +209,7 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) {
 		if ctx.Err() == nil {
 			s.metrics.Skip(j.target.Name, j.target.Model, j.module.Name, SkipConcurrency)
 		}
-		return
+		return false
 	}
 	defer func() { <-slots }()
 	s.metrics.inFlight.Inc()
@@ -225,7 +228,7 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) {
 		cancel()
 	}
 	if ctx.Err() != nil {
-		return // shut down or reloaded mid-probe: not a target failure
+		return true // shut down or reloaded mid-probe: not a target failure
 	}
 	end := time.Now()
 	s.metrics.Record(r, end)
@@ -239,6 +242,7 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) {
 		level.Debug(s.logger).Log("msg", "probe failed", "target", r.Target, "module", r.Module,
 			"probe_id", r.ID, "reason", r.Reason, "err", r.Err)
 	}
+	return true
 }
 
 // Stop cancels every job and in-flight probe, waiting at most timeout.

@@ -1,11 +1,14 @@
 package prober
 
 import (
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -116,6 +119,7 @@ func TestSchedulerConcurrencyCapAndNoOverlap(t *testing.T) {
 	if skipped == 0 {
 		t.Error("8 targets on 2 slots: expected concurrency_limit skips")
 	}
+
 }
 
 // Targets start at random phases over the interval, not all at once.
@@ -212,6 +216,27 @@ func TestSchedulerBadClientFailsOnlyItsTarget(t *testing.T) {
 			t.Errorf("t1 status does not name the problem: %+v", st.Last)
 		}
 	}
+	// Once the file exists, a reload of the same config recovers.
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer tlsSrv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	cfg.Targets[1].HTTPClientConfig.TLSConfig.CAFile = ca
+	s.Apply(cfg)
+	pemCA := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tlsSrv.Certificate().Raw})
+	if err := os.WriteFile(ca, pemCA, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(cfg)
+	before := testutil.ToFloat64(m.probes.WithLabelValues("t1", "m", "chat"))
+	time.Sleep(350 * time.Millisecond)
+	if testutil.ToFloat64(m.probes.WithLabelValues("t1", "m", "chat")) == before {
+		t.Fatal("t1 not probed after the fix")
+	}
+	for _, st := range s.Statuses() {
+		if st.Target == "t1" && !st.Last.Success() {
+			t.Errorf("t1 still failing after its client was fixed: %v", st.Last.Err)
+		}
+	}
 }
 
 // Consecutive probes of one target reuse their keep-alive connection, so
@@ -232,5 +257,28 @@ func TestProbesReuseConnections(t *testing.T) {
 	time.Sleep(400 * time.Millisecond)
 	if n := testutil.ToFloat64(m.probes.WithLabelValues("t0", "m", "chat")); n < 4 || conns.Load() != 1 {
 		t.Errorf("%v probes used %d connections, want 1", n, conns.Load())
+	}
+}
+
+// A probe skipped because no slot was free waited until its next slot;
+// that slot then runs, and the skip is not also counted as an overlap.
+func TestSchedulerConcurrencySkipIsNotOverlap(t *testing.T) {
+	_, srv := newHoldServer(t, 0)
+	s, m := newTestScheduler(t)
+	busy := make(chan struct{}, 1)
+	busy <- struct{}{} // the only slot is taken
+	s.slots.Store(&busy)
+	s.Apply(schedConfig(srv.URL, 1, 100*time.Millisecond, 100*time.Millisecond, 1))
+	time.Sleep(650 * time.Millisecond)
+	skip := func(reason string) float64 {
+		return testutil.ToFloat64(m.skipped.WithLabelValues("t0", "m", "chat", reason))
+	}
+	if c, o := skip(SkipConcurrency), skip(SkipOverlap); c < 4 || o != 0 {
+		t.Errorf("slot held for 6 intervals: %v concurrency_limit and %v overlap skips, want >= 4 and 0", c, o)
+	}
+	<-busy
+	time.Sleep(250 * time.Millisecond)
+	if testutil.ToFloat64(m.probes.WithLabelValues("t0", "m", "chat")) == 0 {
+		t.Error("no probe ran once the slot was free")
 	}
 }
