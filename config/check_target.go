@@ -76,6 +76,10 @@ func (c *checker) url(path string, t *Target) error {
 		return c.errf(path, "url %q has no host", t.RedactedURL())
 	case u.Fragment != "":
 		return c.errf(path, "url must not have a #fragment")
+	case u.RawQuery != "" || u.ForceQuery:
+		// Paths are appended to the URL, and a query (often an API key)
+		// would be mangled and shown on /config.
+		return c.errf(path, "url must not have a ?query; put credentials in http_client_config and headers in http_client_config.http_headers")
 	}
 	t.URL = strings.TrimRight(t.URL, "/")
 	return nil

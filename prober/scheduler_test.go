@@ -37,7 +37,12 @@ type holdServer struct {
 func (h *holdServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Reading the body lets net/http notice a client that goes away.
 	_, _ = io.Copy(io.Discard, r.Body)
-	target := r.URL.Query().Get("t")
+	// Targets differ by a path prefix: /<target>/v1/chat/completions.
+	target, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if rest != "v1/chat/completions" || r.URL.RawQuery != "" {
+		http.Error(w, "unexpected path "+r.URL.String(), http.StatusNotFound)
+		return
+	}
 	n := h.inFlight.Add(1)
 	defer h.inFlight.Add(-1)
 	for p := h.peak.Load(); n > p && !h.peak.CompareAndSwap(p, n); p = h.peak.Load() {
@@ -73,8 +78,8 @@ func newHoldServer(t *testing.T, hold time.Duration) (*holdServer, *httptest.Ser
 	return h, srv
 }
 
-// schedConfig builds n targets on one module. The target name goes into
-// the URL's query so the server can tell targets apart.
+// schedConfig builds n targets on one module. The target name is the
+// URL's path so the server can tell targets apart.
 func schedConfig(url string, n int, interval, timeout time.Duration, maxInFlight int) *config.Config {
 	cfg := &config.Config{
 		Global:  config.Global{MaxConcurrentProbes: maxInFlight},
@@ -83,7 +88,7 @@ func schedConfig(url string, n int, interval, timeout time.Duration, maxInFlight
 	for i := range n {
 		name := fmt.Sprintf("t%d", i)
 		cfg.Targets = append(cfg.Targets, &config.Target{
-			Name: name, URL: url + "/x?t=" + name + "&", Model: "m", Modules: []string{"chat"},
+			Name: name, URL: url + "/" + name, Model: "m", Modules: []string{"chat"},
 			Interval: model.Duration(interval), Timeout: model.Duration(timeout),
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -38,6 +39,7 @@ type proberFlags struct {
 
 // app is the running prober: the config and everything applied from it.
 type app struct {
+	reloadMu   sync.Mutex
 	logger     log.Logger
 	configFile string
 	safe       *config.SafeConfig
@@ -111,19 +113,28 @@ loop:
 			break loop
 		}
 	}
+	// One deadline for everything, so the process exits within
+	// --shutdown.timeout however the time is spent.
+	deadline := time.Now().Add(f.shutdownTimeout)
 	if !a.scheduler.Stop(f.shutdownTimeout) {
 		level.Warn(logger).Log("msg", "in-flight probes did not stop in time", "timeout", f.shutdownTimeout)
 	}
 	a.servers.Stop()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	shutdownCtx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	_ = srv.Shutdown(shutdownCtx)
+	if srv.Shutdown(shutdownCtx) != nil {
+		_ = srv.Close()
+	}
 	return code
 }
 
 // reload loads the config file and applies it when it changed. On any
 // error the running config stays in place.
 func (a *app) reload() error {
+	// SIGHUP and /-/reload may race; the scheduler and collector must end
+	// up on the config that SafeConfig holds.
+	a.reloadMu.Lock()
+	defer a.reloadMu.Unlock()
 	changed, err := a.safe.Reload(a.configFile)
 	if err != nil {
 		return err
