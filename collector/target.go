@@ -5,9 +5,8 @@ import (
 	"strings"
 	"time"
 
-	pconfig "github.com/prometheus/common/config"
-
 	"github.com/llm-prober/llm-prober/config"
+	pconfig "github.com/prometheus/common/config"
 )
 
 // maxDefaultTimeout bounds the default scrape timeout (config.go: the
@@ -58,11 +57,7 @@ func newSpec(t *config.Target) *targetSpec {
 			s.passthrough = append(s.passthrough, src)
 		}
 	}
-	s.http = t.HTTPClientConfig
-	if sm.HTTPClientConfig != nil {
-		s.http = *sm.HTTPClientConfig
-	}
-	s.http = comparableHTTP(s.http)
+	s.http = config.ComparableHTTP(*t.ServerMetricsHTTPClientConfig())
 	return s
 }
 
@@ -71,24 +66,3 @@ func newSpec(t *config.Target) *targetSpec {
 func (s *targetSpec) staleAfter() time.Duration { return 2*s.interval + s.timeout }
 
 func (s *targetSpec) equal(o *targetSpec) bool { return reflect.DeepEqual(s, o) }
-
-// comparableHTTP drops the proxy func that ProxyConfig caches once used:
-// funcs never compare equal, which would restart scrapers on every Apply.
-func comparableHTTP(c pconfig.HTTPClientConfig) pconfig.HTTPClientConfig {
-	c.ProxyConfig = plainProxy(c.ProxyConfig)
-	if c.OAuth2 != nil {
-		o := *c.OAuth2
-		o.ProxyConfig = plainProxy(o.ProxyConfig)
-		c.OAuth2 = &o
-	}
-	return c
-}
-
-func plainProxy(p pconfig.ProxyConfig) pconfig.ProxyConfig {
-	return pconfig.ProxyConfig{
-		ProxyURL:             p.ProxyURL,
-		NoProxy:              p.NoProxy,
-		ProxyFromEnvironment: p.ProxyFromEnvironment,
-		ProxyConnectHeader:   p.ProxyConnectHeader,
-	}
-}

@@ -48,9 +48,9 @@ func (t *Target) EqualProbes(c *Config, o *Target, oc *Config) bool {
 func (t *Target) comparable() Target {
 	c := *t
 	c.Line = 0
-	c.HTTPClientConfig = comparableHTTP(t.HTTPClientConfig)
+	c.HTTPClientConfig = ComparableHTTP(t.HTTPClientConfig)
 	if hc := t.ServerMetrics.HTTPClientConfig; hc != nil {
-		h := comparableHTTP(*hc)
+		h := ComparableHTTP(*hc)
 		c.ServerMetrics.HTTPClientConfig = &h
 	}
 	c.ServerMetrics.Passthrough = make([]*Regexp, len(t.ServerMetrics.Passthrough))
@@ -74,7 +74,10 @@ func sourceOnly(r *Regexp) *Regexp {
 	return &Regexp{Source: r.Source}
 }
 
-func comparableHTTP(h config.HTTPClientConfig) config.HTTPClientConfig {
+// ComparableHTTP returns h without the proxy func that ProxyConfig caches
+// once used: funcs never compare equal, so without this every reload would
+// look like a change.
+func ComparableHTTP(h config.HTTPClientConfig) config.HTTPClientConfig {
 	h.ProxyConfig = comparableProxy(h.ProxyConfig)
 	if h.OAuth2 != nil {
 		o := *h.OAuth2
