@@ -31,6 +31,7 @@ func run(args []string) int {
 	serve.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
 	serve.Flag("log.format", "Output format of log messages: logfmt, json.").Default("logfmt").EnumVar(&f.logFormat, "logfmt", "json")
 	serve.Flag("probe.allow-arbitrary-targets", "Let /probe?url=...&model=... probe any URL, not only configured targets (an SSRF risk: only on trusted networks). Such probes get no configured credentials.").BoolVar(&f.allowArbitraryTargets)
+	serve.Flag("probe.max-concurrent", "Most /probe requests running at once; more get 429.").Default("4").IntVar(&f.probeMaxConcurrent)
 	f.web = kingpinflag.AddFlags(serve, ":9775")
 
 	var m mockFlags

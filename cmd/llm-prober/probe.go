@@ -35,6 +35,7 @@ type proberFlags struct {
 	web             *web.FlagConfig
 
 	allowArbitraryTargets bool
+	probeMaxConcurrent    int
 }
 
 // app is the running prober: the config and everything applied from it.
@@ -47,7 +48,8 @@ type app struct {
 	servers    *collector.Manager
 	history    *prober.History
 
-	allowArbitraryTargets bool // /probe?url=...
+	allowArbitraryTargets bool          // /probe?url=...
+	probeSlots            chan struct{} // caps concurrent /probe requests
 }
 
 func (f *proberFlags) run() int {
@@ -76,7 +78,8 @@ func (f *proberFlags) run() int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(versioncollector.NewCollector("llm_prober"),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg), allowArbitraryTargets: f.allowArbitraryTargets}
+	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg), allowArbitraryTargets: f.allowArbitraryTargets,
+		probeSlots: make(chan struct{}, max(f.probeMaxConcurrent, 1))}
 	a.history = prober.NewHistory(prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures)
 	a.scheduler = prober.NewScheduler(logger, prober.NewMetrics(reg), "llm-prober/"+version.Version, a.history.Observe)
 	a.servers = collector.NewManager(logger)

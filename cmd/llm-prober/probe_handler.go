@@ -37,6 +37,16 @@ func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no configuration loaded", http.StatusServiceUnavailable)
 		return
 	}
+	// Every on-demand probe is a real generation on a GPU server: cap
+	// them so that whoever reaches this port cannot flood a target.
+	select {
+	case a.probeSlots <- struct{}{}:
+		defer func() { <-a.probeSlots }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, fmt.Sprintf("too many on-demand probes in flight (--probe.max-concurrent=%d)", cap(a.probeSlots)), http.StatusTooManyRequests)
+		return
+	}
 	q := r.URL.Query()
 	t, m, status, err := a.probeTarget(cfg, q)
 	if err != nil {

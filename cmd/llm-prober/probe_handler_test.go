@@ -136,3 +136,55 @@ func TestExemplarResolvesInLogs(t *testing.T) {
 		t.Errorf("unknown id: HTTP %d", code)
 	}
 }
+
+// On-demand probes are capped, so whoever reaches the port cannot flood a
+// GPU server; and an opted-in URL probe neither follows redirects nor
+// takes a query.
+func TestProbeLimits(t *testing.T) {
+	release := make(chan struct{})
+	var redirected atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/redirect/"):
+			http.Redirect(w, r, "/elsewhere/v1/chat/completions", http.StatusTemporaryRedirect)
+			return
+		case strings.HasPrefix(r.URL.Path, "/elsewhere/"):
+			redirected.Store(true)
+		case strings.HasPrefix(r.URL.Path, "/slow/"):
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	defer close(release)
+	cfg := filepath.Join(t.TempDir(), "llm-prober.yml")
+	writeConfig(t, cfg, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("slow", srv.URL+"/slow")),
+		"{interval: 300ms, timeout: 250ms}", "{interval: 1m, timeout: 10s}", 1))
+	p := startProber(t, "--config.file="+cfg, "--probe.allow-arbitrary-targets", "--probe.max-concurrent=1")
+
+	first := make(chan int, 1)
+	go func() { code, _ := p.get("/probe?target=slow"); first <- code }()
+	time.Sleep(300 * time.Millisecond) // let the first probe take its slot
+	if code, body := p.get("/probe?target=slow"); code != http.StatusTooManyRequests {
+		t.Errorf("second concurrent probe: HTTP %d %q, want 429", code, body)
+	}
+	release <- struct{}{}
+	if code := <-first; code != 200 {
+		t.Errorf("first probe: HTTP %d", code)
+	}
+
+	if code, body := p.get("/probe?url=" + srv.URL + "/redirect&model=m"); code != 200 || !strings.Contains(body, "llm_prober_probe_success 0") {
+		t.Errorf("redirect probe: HTTP %d\n%.300s", code, body)
+	}
+	if redirected.Load() {
+		t.Error("an arbitrary-URL probe followed a redirect")
+	}
+	if code, _ := p.get("/probe?url=" + srv.URL + "/x%3Fkey%3Dv&model=m"); code != 400 {
+		t.Errorf("URL with a query: HTTP %d, want 400", code)
+	}
+}

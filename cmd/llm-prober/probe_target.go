@@ -51,6 +51,8 @@ func arbitraryTarget(cfg *config.Config, rawURL string, q url.Values) (*config.T
 		return nil, nil, http.StatusBadRequest, fmt.Errorf("url must be http:// or https:// with a host")
 	case u.User != nil:
 		return nil, nil, http.StatusBadRequest, fmt.Errorf("url must not contain credentials")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return nil, nil, http.StatusBadRequest, fmt.Errorf("url must not have a query or fragment")
 	case q.Get("model") == "":
 		return nil, nil, http.StatusBadRequest, fmt.Errorf("model parameter is missing (needed with url)")
 	}
@@ -67,6 +69,8 @@ func arbitraryTarget(cfg *config.Config, rawURL string, q url.Values) (*config.T
 		Modules: []string{m.Name}, Interval: cfg.Global.Interval, Timeout: cfg.Global.Timeout,
 		HTTPClientConfig: commoncfg.DefaultHTTPClientConfig,
 	}
+	// A redirect could lead an opted-in probe anywhere; never follow one.
+	t.HTTPClientConfig.FollowRedirects = false
 	return t, m, 0, nil
 }
 
