@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test llm-prober has. This is the README's test command and
-# what CI runs. Needs Go; builds promtool/prometheus from tools/go.mod.
+# what CI runs. Needs Go and Node.js (>= 20.15); builds promtool from
+# tools/go.mod and installs the pinned third-party mock from npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,9 @@ mkdir -p .cache/bin
 go build -modfile=tools/go.mod -o .cache/bin/promtool github.com/prometheus/prometheus/cmd/promtool
 export PROMTOOL=$PWD/.cache/bin/promtool
 
+step "third-party OpenAI-compatible mock for the fault tests (@copilotkit/aimock, pinned)"
+npm ci --prefix prober/testdata/aimock --no-audit --no-fund --silent
+
 step "static binary, as the Dockerfile builds it"
 scripts/build.sh .cache/bin/llm-prober
 .cache/bin/llm-prober --version
@@ -31,6 +35,11 @@ step "rules: promtool check + unit tests"
 step "go test -race (all packages, incl. end-to-end with a real Prometheus)"
 go test -race -count=1 -timeout 30m ./...
 (cd dashboards && go test -race -count=1 ./...)
+
+step "fuzz the SSE reader, the stream parser and the config loader (20 s each)"
+go test -run='^$' -fuzz='^FuzzReadStream$' -fuzztime=20s ./prober/
+go test -run='^$' -fuzz='^FuzzSSE$' -fuzztime=20s ./prober/
+go test -run='^$' -fuzz='^FuzzLoad$' -fuzztime=20s ./config/
 
 step "timing accuracy without the race detector (its bounds are the real ones)"
 go test -count=1 -run 'TestMeasurementAccuracy' -v ./prober/ | grep -E 'error over|^(---|ok|FAIL)'
