@@ -30,6 +30,9 @@ func TestMeasurementAccuracy(t *testing.T) {
 				c.p99Bound = 500 * time.Millisecond
 			}
 			ttftErr, itlErr, e2eErr := accuracyRun(t, c.streams, c.maxTokens)
+			if len(ttftErr) != c.streams || len(itlErr) != c.streams*(c.maxTokens-1) {
+				t.Fatalf("%d TTFT and %d ITL samples, want %d and %d", len(ttftErr), len(itlErr), c.streams, c.streams*(c.maxTokens-1))
+			}
 			for name, errs := range map[string][]time.Duration{"TTFT": ttftErr, "ITL": itlErr, "E2EL": e2eErr} {
 				p50, p99, mx := absPercentile(errs, 0.5), absPercentile(errs, 0.99), absPercentile(errs, 1)
 				t.Logf("%s error over %d samples: p50 %v p99 %v max %v", name, len(errs), p50, p99, mx)

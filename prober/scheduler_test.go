@@ -179,6 +179,19 @@ func TestSchedulerApplyReload(t *testing.T) {
 	if st := s.Statuses(); len(st) != 1 || st[0].Target != "t0" {
 		t.Errorf("statuses after reload: %+v", st)
 	}
+	// An identical config keeps the running job (its phase and
+	// connection pool); a changed module restarts it.
+	kept := s.jobs[jobKey{"t0", "chat"}]
+	s.Apply(schedConfig(srv.URL, 1, 100*time.Millisecond, 100*time.Millisecond, 8))
+	if s.jobs[jobKey{"t0", "chat"}] != kept {
+		t.Error("an unchanged job was restarted by a reload")
+	}
+	changed := schedConfig(srv.URL, 1, 100*time.Millisecond, 100*time.Millisecond, 8)
+	changed.Modules["chat"].MaxTokens = 3
+	s.Apply(changed)
+	if s.jobs[jobKey{"t0", "chat"}] == kept {
+		t.Error("a job whose module changed kept running with the old module")
+	}
 }
 
 // Stop cancels probes stuck on a stalled server promptly.
