@@ -14,6 +14,7 @@ if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; 
 step "go vet"
 go vet ./...
 (cd dashboards && go vet ./...)
+(cd bench && go vet ./...)
 
 step "build promtool and prometheus (tools/go.mod)"
 mkdir -p .cache/bin
@@ -40,6 +41,10 @@ step "fuzz the SSE reader, the stream parser and the config loader (20 s each)"
 go test -run='^$' -fuzz='^FuzzReadStream$' -fuzztime=20s ./prober/
 go test -run='^$' -fuzz='^FuzzSSE$' -fuzztime=20s ./prober/
 go test -run='^$' -fuzz='^FuzzLoad$' -fuzztime=20s ./config/
+
+step "benchmarks still run (one iteration each; scripts/bench.sh measures)"
+go test -run='^$' -bench=. -benchtime=1x ./prober/ ./collector/ >/dev/null
+(cd bench && go test -run='^$' -bench=. -benchtime=1x ./... >/dev/null)
 
 step "timing accuracy without the race detector (its bounds are the real ones)"
 go test -count=1 -run 'TestMeasurementAccuracy' -v ./prober/ | grep -E 'error over|^(---|ok|FAIL)'
