@@ -140,7 +140,7 @@ func mockServer(t *testing.T) string {
 }
 
 const configTemplate = `
-global: {interval: 300ms, timeout: 250ms}
+global: {interval: 1s, timeout: 1s}
 modules:
   chat:
     messages: [{role: user, content: hi}]
@@ -233,7 +233,7 @@ func TestGracefulShutdown(t *testing.T) {
 	defer stalled.Close()
 	file := filepath.Join(t.TempDir(), "llm-prober.yml")
 	writeConfig(t, file, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", stalled.URL)),
-		"{interval: 300ms, timeout: 250ms}", "{interval: 2s, timeout: 2s}", 1))
+		"{interval: 1s, timeout: 1s}", "{interval: 2s, timeout: 2s}", 1))
 	p := startProber(t, "--config.file="+file, "--shutdown.timeout=2s")
 	p.waitFor(10*time.Second, func() bool { return p.metric("llm_prober_probes_in_flight ") == 1 })
 	start := time.Now()

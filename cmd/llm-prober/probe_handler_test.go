@@ -164,7 +164,7 @@ func TestProbeLimits(t *testing.T) {
 	defer close(release)
 	cfg := filepath.Join(t.TempDir(), "llm-prober.yml")
 	writeConfig(t, cfg, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("slow", srv.URL+"/slow")),
-		"{interval: 300ms, timeout: 250ms}", "{interval: 1m, timeout: 10s}", 1))
+		"{interval: 1s, timeout: 1s}", "{interval: 1m, timeout: 10s}", 1))
 	p := startProber(t, "--config.file="+cfg, "--probe.allow-arbitrary-targets", "--probe.max-concurrent=1")
 
 	first := make(chan int, 1)

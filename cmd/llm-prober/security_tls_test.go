@@ -143,8 +143,11 @@ func TestTargetTLSVerifiedByDefault(t *testing.T) {
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "llm-prober.yml")
-	writeConfig(t, cfg, fmt.Sprintf(configTemplate, targetYAML("strict", srv.URL)+
-		fmt.Sprintf("  - {name: skip, url: %q, model: mock-model, modules: [chat], http_client_config: {tls_config: {insecure_skip_verify: true}}}\n", srv.URL)))
+	// A generous timeout: a TLS failure must not be mistaken for a timeout
+	// on a loaded machine running the race detector.
+	writeConfig(t, cfg, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("strict", srv.URL)+
+		fmt.Sprintf("  - {name: skip, url: %q, model: mock-model, modules: [chat], http_client_config: {tls_config: {insecure_skip_verify: true}}}\n", srv.URL)),
+		"{interval: 1s, timeout: 1s}", "{interval: 10s, timeout: 5s}", 1))
 	p := startProber(t, "--config.file="+cfg)
 	_, strict := p.get("/probe?target=strict")
 	if !strings.Contains(strict, "llm_prober_probe_success 0") ||
