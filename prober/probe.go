@@ -82,8 +82,10 @@ func checkResponse(resp *http.Response) error {
 			return fail(ReasonRateLimited, err)
 		case resp.StatusCode >= 500:
 			return fail(ReasonHTTP5xx, err)
-		default:
+		case resp.StatusCode >= 400:
 			return fail(ReasonHTTP4xx, err)
+		default: // 1xx, or a 3xx not followed (follow_redirects off, or too many)
+			return fail(ReasonOther, fmt.Errorf("HTTP %d (redirect to %q not followed): %s", resp.StatusCode, resp.Header.Get("Location"), msg))
 		}
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))

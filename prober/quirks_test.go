@@ -110,7 +110,7 @@ func TestHTTPFailures(t *testing.T) {
 		status int
 		reason Reason
 	}{
-		{400, ReasonHTTP4xx}, {401, ReasonHTTP4xx}, {404, ReasonHTTP4xx},
+		{307, ReasonOther}, {400, ReasonHTTP4xx}, {401, ReasonHTTP4xx}, {404, ReasonHTTP4xx},
 		{429, ReasonRateLimited}, {500, ReasonHTTP5xx}, {503, ReasonHTTP5xx},
 	}
 	for _, c := range cases {
