@@ -58,6 +58,9 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 		return err
 	}
 	if err := checkResponse(resp); err != nil {
+		// The rest of a (small) error body: reading it keeps the
+		// connection reusable for the next probe.
+		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
 		return err
 	}
 	if err := readStream(resp.Body, r); err != nil {

@@ -300,3 +300,28 @@ func TestSchedulerConcurrencySkipIsNotOverlap(t *testing.T) {
 		t.Error("no probe ran once the slot was free")
 	}
 }
+
+// A target answering errors still gets its connection reused: error bodies
+// are read to the end.
+func TestErrorResponsesReuseConnections(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, `{"error":{"message":"overloaded %s"}}`, strings.Repeat("x", 8<<10))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	s, m := newTestScheduler(t)
+	s.Apply(schedConfig(srv.URL, 1, 50*time.Millisecond, 50*time.Millisecond, 8))
+	time.Sleep(400 * time.Millisecond)
+	if n := testutil.ToFloat64(m.failures.WithLabelValues("t0", "m", "chat", string(ReasonHTTP5xx))); n < 4 || conns.Load() != 1 {
+		t.Errorf("%v failed probes used %d connections, want 1", n, conns.Load())
+	}
+}
