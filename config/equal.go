@@ -8,8 +8,8 @@ import (
 
 // Equal reports whether two targets have the same effective configuration
 // (Line aside), so a reload can keep an unchanged target's scheduler and
-// counters. It does not look into the modules the target names; see
-// EqualProbes for that.
+// counters. It does not look into the modules the target names: compare
+// those with Module.Equal.
 func (t *Target) Equal(o *Target) bool {
 	if t == nil || o == nil {
 		return t == o
@@ -23,24 +23,6 @@ func (m *Module) Equal(o *Module) bool {
 		return m == o
 	}
 	return reflect.DeepEqual(m.comparable(), o.comparable())
-}
-
-// EqualProbes reports whether target t of config c sends exactly the same
-// probes as target o of config oc: same target and same module contents.
-func (t *Target) EqualProbes(c *Config, o *Target, oc *Config) bool {
-	if !t.Equal(o) {
-		return false
-	}
-	a, b := t.ModuleConfigs(c), o.ModuleConfigs(oc)
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !a[i].Equal(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // comparable is a copy without what DeepEqual must not see: the source

@@ -32,17 +32,6 @@ func (c *Config) LabelKeys() []string {
 	return keys
 }
 
-// ModuleConfigs returns the target's modules from c, in the target's order.
-func (t *Target) ModuleConfigs(c *Config) []*Module {
-	ms := make([]*Module, 0, len(t.Modules))
-	for _, name := range t.Modules {
-		if m := c.Modules[name]; m != nil {
-			ms = append(ms, m)
-		}
-	}
-	return ms
-}
-
 // RedactedURL is the URL without userinfo, query or fragment, which may hold
 // credentials (API keys in ?key=...). It is safe for labels and logs.
 func (t *Target) RedactedURL() string {
