@@ -260,16 +260,8 @@ func TestSchedulerBadClientFailsOnlyItsTarget(t *testing.T) {
 // Consecutive probes of one target reuse their keep-alive connection, so
 // TTFT does not include a new TCP handshake every time.
 func TestProbesReuseConnections(t *testing.T) {
-	var conns atomic.Int64
 	h, _ := newHoldServer(t, 0)
-	srv := httptest.NewUnstartedServer(h)
-	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
+	srv, conns := connCountingServer(t, h)
 	s, m := newTestScheduler(t)
 	s.Apply(schedConfig(srv.URL, 1, 50*time.Millisecond, 50*time.Millisecond, 8))
 	time.Sleep(400 * time.Millisecond)
@@ -304,24 +296,30 @@ func TestSchedulerConcurrencySkipIsNotOverlap(t *testing.T) {
 // A target answering errors still gets its connection reused: error bodies
 // are read to the end.
 func TestErrorResponsesReuseConnections(t *testing.T) {
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, conns := connCountingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprintf(w, `{"error":{"message":"overloaded %s"}}`, strings.Repeat("x", 8<<10))
 	}))
-	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
 	s, m := newTestScheduler(t)
 	s.Apply(schedConfig(srv.URL, 1, 50*time.Millisecond, 50*time.Millisecond, 8))
 	time.Sleep(400 * time.Millisecond)
 	if n := testutil.ToFloat64(m.failures.WithLabelValues("t0", "m", "chat", string(ReasonHTTP5xx))); n < 4 || conns.Load() != 1 {
 		t.Errorf("%v failed probes used %d connections, want 1", n, conns.Load())
 	}
+}
+
+// connCountingServer serves h and counts the TCP connections it accepts.
+func connCountingServer(t *testing.T, h http.Handler) (*httptest.Server, *atomic.Int64) {
+	conns := &atomic.Int64{}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, conns
 }
