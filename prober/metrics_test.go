@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-func recordedRegistry() *prometheus.Registry {
+func recordedRegistry() prometheus.Gatherer {
 	reg := prometheus.NewPedanticRegistry()
 	m := NewMetrics(reg)
 	m.Init("vllm-a", "llama", "chat", 15*time.Second, map[string]time.Duration{"ttft": 500 * time.Millisecond, "e2el": 2 * time.Second})
@@ -29,7 +29,7 @@ func recordedRegistry() *prometheus.Registry {
 	m.Record(&Result{ID: "ghi", Target: "vllm-a", Model: "llama", Module: "chat",
 		Reason: ReasonValidation, ValidationFailures: []string{ValidatorOutputRegex}}, end.Add(30*time.Second))
 	m.Skip("vllm-a", "llama", "chat", SkipConcurrency)
-	return reg
+	return prometheus.Gatherers{reg, m}
 }
 
 // The exposition is pinned by a golden file: renaming a metric or label
@@ -69,17 +69,57 @@ func TestMetricsLint(t *testing.T) {
 	}
 }
 
-// A removed schedule's series disappear; another schedule's stay.
+// A removed schedule's series disappear; another schedule's stay, and a
+// probe that finishes after its schedule was removed does not bring it back.
 func TestMetricsDelete(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m := NewMetrics(reg)
+	m := NewMetrics(prometheus.NewRegistry())
 	m.Init("a", "m", "chat", time.Second, nil)
 	m.Init("b", "m", "chat", time.Second, nil)
 	m.Delete("a", "m", "chat")
-	if n := testutil.CollectAndCount(m.probes); n != 1 {
-		t.Errorf("%d probes_total series after delete, want 1", n)
+	m.Record(&Result{Target: "a", Model: "m", Module: "chat", Reason: ReasonTimeout}, time.Now())
+	m.Skip("a", "m", "chat", SkipOverlap)
+	if n, err := testutil.GatherAndCount(m, "llm_prober_probes_total"); err != nil || n != 1 {
+		t.Errorf("%d probes_total series after delete (%v), want 1", n, err)
 	}
-	if n := testutil.CollectAndCount(m.failures); n != len(Reasons) {
-		t.Errorf("%d failure series after delete, want %d", n, len(Reasons))
+	if n, err := testutil.GatherAndCount(m, "llm_prober_probe_failures_total"); err != nil || n != len(Reasons) {
+		t.Errorf("%d failure series after delete (%v), want %d", n, err, len(Reasons))
 	}
+}
+
+// seriesValue returns the value of the counter or gauge series of name
+// with the given target, model, module (and reason) label values, or 0.
+func seriesValue(t testing.TB, g prometheus.Gatherer, name string, values ...string) float64 {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for i, l := range []string{"target", "model", "module", "reason"}[:len(values)] {
+		want[l] = values[i]
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, mt := range mf.Metric {
+			for _, lp := range mt.Label {
+				if v, ok := want[lp.GetName()]; ok && v != lp.GetValue() {
+					continue metrics
+				}
+			}
+			return mt.GetCounter().GetValue() + mt.GetGauge().GetValue()
+		}
+	}
+	return 0
+}
+
+func seriesCount(t testing.TB, g prometheus.Gatherer, name string) int {
+	t.Helper()
+	n, err := testutil.GatherAndCount(g, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

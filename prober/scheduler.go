@@ -121,9 +121,7 @@ func (s *Scheduler) Apply(cfg *config.Config) {
 		if s.jobs[k] == j {
 			continue
 		}
-		s.metrics.Init(j.target.Name, j.target.Model, j.module.Name, time.Duration(j.target.Interval), map[string]time.Duration{
-			"ttft": time.Duration(j.module.SLO.TTFT), "tpot": time.Duration(j.module.SLO.TPOT), "e2el": time.Duration(j.module.SLO.E2EL),
-		})
+		s.metrics.InitSchedule(j.target, j.module)
 		s.start(j)
 	}
 	s.jobs = want

@@ -17,7 +17,6 @@ import (
 
 	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/model"
 
 	"github.com/llm-prober/llm-prober/config"
@@ -119,7 +118,7 @@ func TestSchedulerConcurrencyCapAndNoOverlap(t *testing.T) {
 	h.mu.Unlock()
 	var skipped float64
 	for i := range 8 {
-		skipped += testutil.ToFloat64(m.skipped.WithLabelValues(fmt.Sprintf("t%d", i), "m", "chat", SkipConcurrency))
+		skipped += seriesValue(t, m, "llm_prober_probes_skipped_total", fmt.Sprintf("t%d", i), "m", "chat", SkipConcurrency)
 	}
 	if skipped == 0 {
 		t.Error("8 targets on 2 slots: expected concurrency_limit skips")
@@ -162,7 +161,7 @@ func TestSchedulerApplyReload(t *testing.T) {
 	s.Apply(cfg)
 	time.Sleep(450 * time.Millisecond)
 	probes := func(target string) float64 {
-		return testutil.ToFloat64(m.probes.WithLabelValues(target, "m", "chat"))
+		return seriesValue(t, m, "llm_prober_probes_total", target, "m", "chat")
 	}
 	before := probes("t0")
 	if before == 0 {
@@ -173,7 +172,7 @@ func TestSchedulerApplyReload(t *testing.T) {
 	if got := probes("t0"); got < before {
 		t.Errorf("t0 counter went from %v to %v across a reload", before, got)
 	}
-	if n := testutil.CollectAndCount(m.probes); n != 1 {
+	if n := seriesCount(t, m, "llm_prober_probes_total"); n != 1 {
 		t.Errorf("%d probes_total series after removing t1, want 1", n)
 	}
 	if st := s.Statuses(); len(st) != 1 || st[0].Target != "t0" {
@@ -223,10 +222,10 @@ func TestSchedulerBadClientFailsOnlyItsTarget(t *testing.T) {
 	cfg.Targets[1].HTTPClientConfig.TLSConfig.CAFile = "/nonexistent/ca.pem"
 	s.Apply(cfg)
 	time.Sleep(350 * time.Millisecond)
-	if v := testutil.ToFloat64(m.probes.WithLabelValues("t0", "m", "chat")); v == 0 {
+	if v := seriesValue(t, m, "llm_prober_probes_total", "t0", "m", "chat"); v == 0 {
 		t.Error("healthy target t0 was not probed")
 	}
-	if v := testutil.ToFloat64(m.failures.WithLabelValues("t1", "m", "chat", string(ReasonOther))); v == 0 {
+	if v := seriesValue(t, m, "llm_prober_probe_failures_total", "t1", "m", "chat", string(ReasonOther)); v == 0 {
 		t.Error("target t1 with an unreadable CA file did not fail its probes")
 	}
 	for _, st := range s.Statuses() {
@@ -245,9 +244,9 @@ func TestSchedulerBadClientFailsOnlyItsTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Apply(cfg)
-	before := testutil.ToFloat64(m.probes.WithLabelValues("t1", "m", "chat"))
+	before := seriesValue(t, m, "llm_prober_probes_total", "t1", "m", "chat")
 	time.Sleep(350 * time.Millisecond)
-	if testutil.ToFloat64(m.probes.WithLabelValues("t1", "m", "chat")) == before {
+	if seriesValue(t, m, "llm_prober_probes_total", "t1", "m", "chat") == before {
 		t.Fatal("t1 not probed after the fix")
 	}
 	for _, st := range s.Statuses() {
@@ -265,7 +264,7 @@ func TestProbesReuseConnections(t *testing.T) {
 	s, m := newTestScheduler(t)
 	s.Apply(schedConfig(srv.URL, 1, 50*time.Millisecond, 50*time.Millisecond, 8))
 	time.Sleep(400 * time.Millisecond)
-	if n := testutil.ToFloat64(m.probes.WithLabelValues("t0", "m", "chat")); n < 4 || conns.Load() != 1 {
+	if n := seriesValue(t, m, "llm_prober_probes_total", "t0", "m", "chat"); n < 4 || conns.Load() != 1 {
 		t.Errorf("%v probes used %d connections, want 1", n, conns.Load())
 	}
 }
@@ -281,14 +280,14 @@ func TestSchedulerConcurrencySkipIsNotOverlap(t *testing.T) {
 	s.Apply(schedConfig(srv.URL, 1, 100*time.Millisecond, 100*time.Millisecond, 1))
 	time.Sleep(650 * time.Millisecond)
 	skip := func(reason string) float64 {
-		return testutil.ToFloat64(m.skipped.WithLabelValues("t0", "m", "chat", reason))
+		return seriesValue(t, m, "llm_prober_probes_skipped_total", "t0", "m", "chat", reason)
 	}
 	if c, o := skip(SkipConcurrency), skip(SkipOverlap); c < 4 || o != 0 {
 		t.Errorf("slot held for 6 intervals: %v concurrency_limit and %v overlap skips, want >= 4 and 0", c, o)
 	}
 	<-busy
 	time.Sleep(250 * time.Millisecond)
-	if testutil.ToFloat64(m.probes.WithLabelValues("t0", "m", "chat")) == 0 {
+	if seriesValue(t, m, "llm_prober_probes_total", "t0", "m", "chat") == 0 {
 		t.Error("no probe ran once the slot was free")
 	}
 }
@@ -305,7 +304,7 @@ func TestErrorResponsesReuseConnections(t *testing.T) {
 	s, m := newTestScheduler(t)
 	s.Apply(schedConfig(srv.URL, 1, 50*time.Millisecond, 50*time.Millisecond, 8))
 	time.Sleep(400 * time.Millisecond)
-	if n := testutil.ToFloat64(m.failures.WithLabelValues("t0", "m", "chat", string(ReasonHTTP5xx))); n < 4 || conns.Load() != 1 {
+	if n := seriesValue(t, m, "llm_prober_probe_failures_total", "t0", "m", "chat", string(ReasonHTTP5xx)); n < 4 || conns.Load() != 1 {
 		t.Errorf("%v failed probes used %d connections, want 1", n, conns.Load())
 	}
 }

@@ -81,7 +81,8 @@ func (f *proberFlags) run() int {
 	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg), allowArbitraryTargets: f.allowArbitraryTargets,
 		probeSlots: make(chan struct{}, max(f.probeMaxConcurrent, 1))}
 	a.history = prober.NewHistory(prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures)
-	a.scheduler = prober.NewScheduler(logger, prober.NewMetrics(reg), "llm-prober/"+version.Version, a.history.Observe)
+	metrics := prober.NewMetrics(reg)
+	a.scheduler = prober.NewScheduler(logger, metrics, "llm-prober/"+version.Version, a.history.Observe)
 	a.servers = collector.NewManager(logger)
 	reg.MustRegister(prober.NewTargetInfo(a.safe.Get), a.servers)
 
@@ -90,7 +91,7 @@ func (f *proberFlags) run() int {
 		return 1
 	}
 
-	srv := &http.Server{Handler: a.routes(reg, f.metricsPath), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: a.routes(reg, metrics, f.metricsPath), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- web.ListenAndServe(srv, f.web, slogFrom(baseLogger)) }()
 

@@ -85,8 +85,11 @@ func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 	end := time.Now()
 
 	reg := prometheus.NewRegistry()
-	prober.NewMetrics(reg).Record(res, end)
+	metrics := prober.NewMetrics(reg)
+	metrics.InitSchedule(t, m)
+	metrics.Record(res, end)
 	registerProbeGauges(reg, res, end)
+	all := prometheus.Gatherers{reg, metrics}
 	mu.Lock()
 	logged := slices.Clone(lines)
 	mu.Unlock()
@@ -94,10 +97,10 @@ func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 
 	if q.Get("debug") == "true" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write(debugOutput(logged, reg, t, m))
+		_, _ = w.Write(debugOutput(logged, all, t, m))
 		return
 	}
-	promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}).ServeHTTP(w, r)
+	promhttp.HandlerFor(all, promhttp.HandlerOpts{EnableOpenMetrics: true}).ServeHTTP(w, r)
 }
 
 // registerProbeGauges adds the single-probe gauges blackbox users expect.
@@ -137,7 +140,7 @@ func probeTimeout(target time.Duration, h http.Header) time.Duration {
 
 // debugOutput is the blackbox-style plain-text debug page. Secrets are
 // redacted by config.Secret's marshalling; the URL loses its query.
-func debugOutput(lines []string, reg *prometheus.Registry, t *config.Target, m *config.Module) []byte {
+func debugOutput(lines []string, reg prometheus.Gatherer, t *config.Target, m *config.Module) []byte {
 	var b bytes.Buffer
 	b.WriteString("Logs for the probe:\n")
 	for _, l := range lines {

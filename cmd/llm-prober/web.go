@@ -8,20 +8,19 @@ import (
 
 	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/version"
 
+	"github.com/llm-prober/llm-prober/exposition"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
 // routes wires every HTTP endpoint of the prober.
-func (a *app) routes(reg *prometheus.Registry, metricsPath string) http.Handler {
+func (a *app) routes(reg *prometheus.Registry, metrics *prober.Metrics, metricsPath string) http.Handler {
 	mux := http.NewServeMux()
-	// OpenMetrics is needed for exemplars (probe ids) on histogram buckets.
-	mux.Handle(metricsPath, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		EnableOpenMetrics: true,
-		ErrorLog:          promhttpLogger{a},
-	}))
+	// The per-schedule series are written straight from the store (a
+	// gather of 10,000 targets' series would take seconds); OpenMetrics
+	// is offered for exemplars (probe ids) on histogram buckets.
+	mux.Handle(metricsPath, exposition.Handler(reg, metrics, promhttpLogger{a}))
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "Healthy")
 	})

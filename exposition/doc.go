@@ -1,0 +1,14 @@
+// Package exposition writes the Prometheus exposition formats (text 0.0.4,
+// OpenMetrics 1.0 and delimited protobuf) straight from compact state.
+//
+// client_golang builds a protobuf struct for every series on every scrape
+// and keeps several kilobytes of state per labelled histogram. That is fine
+// for a few thousand series; a prober with 10,000 targets exposes 1.5 million,
+// where a scrape took seconds and the metric state most of the heap. Here a
+// family is written series by series into a reused buffer, and a histogram is
+// a few slices of integers.
+//
+// The output is checked against client_golang's own (same observations, same
+// exposition bytes or protobuf messages) by the tests of this package and of
+// package prober.
+package exposition

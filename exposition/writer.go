@@ -1,0 +1,118 @@
+package exposition
+
+import (
+	"io"
+	"strconv"
+
+	dto "github.com/prometheus/client_model/go"
+)
+
+// Format is an exposition format this package writes.
+type Format int
+
+const (
+	FormatText        Format = iota // text/plain; version=0.0.4
+	FormatOpenMetrics               // application/openmetrics-text; version=1.0.0
+	FormatProtobuf                  // delimited io.prometheus.client.MetricFamily
+)
+
+// flushAt is how much text is buffered before it goes to the output.
+const flushAt = 64 << 10
+
+// Writer writes metric families series by series. Errors are sticky: the
+// first one is returned by Flush and every later write is skipped.
+type Writer struct {
+	out    io.Writer
+	format Format
+	buf    []byte // pending text, or the current protobuf family's metrics
+	err    error
+
+	name, help string
+	typ        dto.MetricType
+	headerDone bool
+}
+
+// NewWriter returns a Writer of the given format to out.
+func NewWriter(out io.Writer, format Format) *Writer {
+	return &Writer{out: out, format: format, buf: make([]byte, 0, flushAt+4096)}
+}
+
+// Family starts a family. Its HELP and TYPE are written with its first
+// series, so a family without series is left out, as client_golang does.
+func (w *Writer) Family(name, help string, typ dto.MetricType) {
+	w.endFamily()
+	w.name, w.help, w.typ, w.headerDone = name, help, typ, false
+}
+
+// Flush ends the current family and writes everything buffered.
+func (w *Writer) Flush() error {
+	w.endFamily()
+	w.write()
+	return w.err
+}
+
+func (w *Writer) write() {
+	if w.err == nil && len(w.buf) > 0 {
+		_, w.err = w.out.Write(w.buf)
+	}
+	w.buf = w.buf[:0]
+}
+
+func (w *Writer) endFamily() {
+	if w.format == FormatProtobuf && w.headerDone {
+		w.writeProtoFamily()
+	}
+	w.headerDone = false
+}
+
+// Counter writes one counter series. extra, if not nil, is a label beside ls.
+func (w *Writer) Counter(ls LabelSet, extra *Label, v float64, created int64) {
+	if w.format == FormatProtobuf {
+		w.protoCounter(ls, extra, v, created)
+		return
+	}
+	w.textHeader()
+	w.textSample("", ls, extra, nil, v)
+}
+
+// Gauge writes one gauge series.
+func (w *Writer) Gauge(ls LabelSet, extra *Label, v float64) {
+	if w.format == FormatProtobuf {
+		w.protoGauge(ls, extra, v)
+		return
+	}
+	w.textHeader()
+	w.textSample("", ls, extra, nil, v)
+}
+
+// Histogram writes one histogram series.
+func (w *Writer) Histogram(ls LabelSet, h *Histogram) {
+	if w.format == FormatProtobuf {
+		w.protoHistogram(ls, h)
+		return
+	}
+	w.textHeader()
+	om := w.format == FormatOpenMetrics
+	var cum uint64
+	for i, c := range h.counts {
+		cum += c
+		w.textSeries("_bucket", ls, nil, &h.spec.le[i])
+		if om {
+			w.buf = strconv.AppendUint(w.buf, cum, 10)
+			if h.exemplars != nil && h.exemplars[i].value != "" {
+				w.omExemplar(h.spec.exemplarLabel, h.exemplars[i])
+			}
+		} else {
+			w.buf = appendFloat(w.buf, float64(cum))
+		}
+		w.endLine()
+	}
+	w.textSample("_sum", ls, nil, nil, h.sum)
+	w.textSeries("_count", ls, nil, nil)
+	if om {
+		w.buf = strconv.AppendUint(w.buf, h.count, 10)
+	} else {
+		w.buf = appendFloat(w.buf, float64(h.count))
+	}
+	w.endLine()
+}
