@@ -32,9 +32,24 @@ type Writer struct {
 	headerDone bool
 }
 
-// NewWriter returns a Writer of the given format to out.
+// spareBufs keeps two buffers across scrapes: a protobuf family of 10,000
+// histograms is several MB and would otherwise be regrown every time. A
+// channel rather than a sync.Pool, which every GC cycle empties.
+var spareBufs = make(chan []byte, 2)
+
+func getBuf() []byte {
+	select {
+	case b := <-spareBufs:
+		return b[:0]
+	default:
+		return make([]byte, 0, flushAt+4096)
+	}
+}
+
+// NewWriter returns a Writer of the given format to out. Call Flush when
+// done; the Writer must not be used after that.
 func NewWriter(out io.Writer, format Format) *Writer {
-	return &Writer{out: out, format: format, buf: make([]byte, 0, flushAt+4096)}
+	return &Writer{out: out, format: format, buf: getBuf()}
 }
 
 // Family starts a family. Its HELP and TYPE are written with its first
@@ -44,10 +59,16 @@ func (w *Writer) Family(name, help string, typ dto.MetricType) {
 	w.name, w.help, w.typ, w.headerDone = name, help, typ, false
 }
 
-// Flush ends the current family and writes everything buffered.
+// Flush ends the current family, writes everything buffered and releases
+// the buffer.
 func (w *Writer) Flush() error {
 	w.endFamily()
 	w.write()
+	select {
+	case spareBufs <- w.buf:
+	default:
+	}
+	w.buf = nil
 	return w.err
 }
 

@@ -1,6 +1,8 @@
 package prober
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,6 +39,7 @@ type Metrics struct {
 	mu        sync.RWMutex
 	schedules map[scheduleKey]*schedule
 	order     []*schedule // sorted by key; replaced, never changed in place
+	dirty     bool        // order is stale: a schedule came or went
 
 	inFlight      prometheus.Gauge
 	scheduleDelay prometheus.Histogram
@@ -69,7 +72,7 @@ func (m *Metrics) Init(target, model, module string, interval time.Duration, slo
 	if s == nil {
 		s = newSchedule(k, time.Now())
 		m.schedules[k] = s
-		m.reorder()
+		m.dirty = true
 	}
 	m.mu.Unlock()
 	s.configure(interval, slos)
@@ -89,7 +92,7 @@ func (m *Metrics) Delete(target, model, module string) {
 	k := scheduleKey{target, model, module}
 	if _, ok := m.schedules[k]; ok {
 		delete(m.schedules, k)
-		m.reorder()
+		m.dirty = true
 	}
 }
 
@@ -115,8 +118,21 @@ func (m *Metrics) get(target, model, module string) *schedule {
 	return m.schedules[scheduleKey{target, model, module}]
 }
 
+// snapshot returns the schedules in order, sorting them first if some
+// came or went: once per scrape, not once per Init, so that a config of
+// 10,000 targets loads in linear time.
 func (m *Metrics) snapshot() []*schedule {
 	m.mu.RLock()
-	defer m.mu.RUnlock()
+	order, dirty := m.order, m.dirty
+	m.mu.RUnlock()
+	if !dirty {
+		return order
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dirty {
+		m.order = slices.SortedFunc(maps.Values(m.schedules), func(a, b *schedule) int { return a.key.compare(b.key) })
+		m.dirty = false
+	}
 	return m.order
 }

@@ -2,7 +2,6 @@ package prober
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -71,12 +70,6 @@ func newSchedule(k scheduleKey, now time.Time) *schedule {
 		slo:           make([]float64, len(SLONames)),
 		validation:    make([]float64, len(Validators)),
 	}
-}
-
-// reorder rebuilds the sorted list after a schedule came or went; m.mu is
-// held for writing.
-func (m *Metrics) reorder() {
-	m.order = slices.SortedFunc(maps.Values(m.schedules), func(a, b *schedule) int { return a.key.compare(b.key) })
 }
 
 func (s *schedule) configure(interval time.Duration, slos map[string]time.Duration) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/go-kit/log/level"
@@ -51,6 +52,10 @@ func (a *app) routes(reg *prometheus.Registry, metrics *prober.Metrics, metricsP
 		fmt.Fprint(w, a.safe.Get().String())
 	})
 	mux.HandleFunc("/probe", a.handleProbe)
+	// Profiles, as Prometheus serves them: how else to see where the
+	// memory of 10,000 targets goes in production.
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/logs", a.handleLogs)
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -10,6 +10,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"flag"
 	"fmt"
@@ -57,8 +58,12 @@ func main() {
 		urls = append(urls, "http://"+ln.Addr().String())
 	}
 	fmt.Printf("# scale interval=%v duration=%v tokens=%d load=%s\n", *interval, *duration, *tokens, loadavg())
-	fmt.Printf("%8s %8s %6s %10s %10s %11s %12s %12s %26s %10s\n", "targets", "probes", "failed",
-		"CPU cores", "CPU/probe", "RSS run/max", "/metrics", "render", "delay p50/p99/max-bucket", "≤10ms")
+	// Per target: RSS, Go heap in use and goroutine stacks (KB), goroutines.
+	// /metrics: OpenMetrics size, plain/gzip; render: gzip OpenMetrics,
+	// then gzip protobuf size and render.
+	fmt.Printf("%8s %8s %6s %10s %11s %11s %17s %4s %13s %8s %6s %8s %26s %10s\n", "targets", "probes", "failed",
+		"CPU cores", "CPU/probe", "RSS run/max", "RSS/heap/stack", "g/t", "/metrics", "render", "proto", "render",
+		"delay p50/p99/max-bucket", "≤10ms")
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
@@ -168,17 +173,39 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 	if err != nil {
 		return err
 	}
-	// Render time as Prometheus scrapes it (OpenMetrics, for exemplars;
-	// gzip, which the Go client asks for and undoes).
-	var renders []time.Duration
-	var size int
-	for range 3 {
-		d, b, err := fetch(base+"/metrics", "application/openmetrics-text;version=1.0.0;escaping=underscores,text/plain;version=0.0.4;q=0.5")
-		if err != nil {
-			return err
+	// Render time as Prometheus scrapes it: gzip, OpenMetrics (for
+	// exemplars) or protobuf (for native histograms). The compressed body
+	// is timed, not its decompression, which is the scraper's work.
+	render := func(accept string) (time.Duration, int, int, error) {
+		var ds []time.Duration
+		var gz, plain int
+		for range 3 {
+			d, b, err := fetchGzip(base+"/metrics", accept)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			ds, gz = append(ds, d), len(b)
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			n, err := io.Copy(io.Discard, zr)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			plain = int(n)
+			peak = max(peak, procRSS(pid))
 		}
-		renders, size = append(renders, d), len(b)
-		peak = max(peak, procRSS(pid))
+		slices.Sort(ds)
+		return ds[1], gz, plain, nil
+	}
+	omTime, omGz, size, err := render("application/openmetrics-text;version=1.0.0;escaping=underscores,text/plain;version=0.0.4;q=0.5")
+	if err != nil {
+		return err
+	}
+	pbTime, pbGz, _, err := render("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=underscores,application/openmetrics-text;version=1.0.0;q=0.5")
+	if err != nil {
+		return err
 	}
 	probes := sum(fams["llm_prober_probes_total"])
 	failed := sum(fams["llm_prober_probe_failures_total"])
@@ -188,10 +215,12 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 		p50, p99 = ms(quantile(h, 0.5)), ms(quantile(h, 0.99))
 		top, within = maxBucket(h), fraction(h, 0.01)
 	}
-	slices.Sort(renders)
-	fmt.Printf("%8d %8.0f %6.0f %10.3f %9.2fms %6.0f/%4.0fMB %10.1fMB %10.0fms %26s %10s\n", n, probes, failed,
+	fmt.Printf("%8d %8.0f %6.0f %10.3f %9.2fms %6.0f/%4.0fMB %6.0f/%3.0f/%3.0fKB %4.1f %8.1f/%4.1fMB %6.0fms %4.1fMB %6.0fms %26s %10s\n", n, probes, failed,
 		cpu.Seconds()/wall.Seconds(), cpu.Seconds()*1000/max(probes, 1), float64(steady)/(1<<20), float64(peak)/(1<<20),
-		float64(size)/1e6, float64(renders[1].Milliseconds()), p50+"/"+p99+"/"+top, within)
+		float64(steady)/float64(n)/1024, single(fams["go_memstats_heap_inuse_bytes"])/float64(n)/1024,
+		single(fams["go_memstats_stack_inuse_bytes"])/float64(n)/1024, single(fams["go_goroutines"])/float64(n),
+		float64(size)/1e6, float64(omGz)/1e6, float64(omTime.Milliseconds()), float64(pbGz)/1e6, float64(pbTime.Milliseconds()),
+		p50+"/"+p99+"/"+top, within)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	return nil
 }
@@ -251,11 +280,29 @@ func fraction(h *dto.Histogram, bound float64) string {
 
 func ms(s float64) string { return strconv.FormatFloat(s*1000, 'g', 3, 64) + "ms" }
 
-func fetch(url, accept string) (time.Duration, []byte, error) {
+// fetchGzip asks for gzip itself, so that the client leaves the body compressed.
+func fetchGzip(url, accept string) (time.Duration, []byte, error) {
+	return fetchWith(url, accept, "gzip")
+}
+
+func fetch(url, accept string) (time.Duration, []byte, error) { return fetchWith(url, accept, "") }
+
+func single(mf *dto.MetricFamily) float64 {
+	if mf == nil || len(mf.GetMetric()) != 1 {
+		return 0
+	}
+	m := mf.GetMetric()[0]
+	return m.GetGauge().GetValue() + m.GetCounter().GetValue() + m.GetUntyped().GetValue()
+}
+
+func fetchWith(url, accept, encoding string) (time.Duration, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	req.Header.Set("Accept", accept)
+	if encoding != "" {
+		req.Header.Set("Accept-Encoding", encoding)
+	}
 	start := time.Now()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
