@@ -72,6 +72,7 @@ var badConfigs = map[string]string{
 	"inline_proxy_connect_header":        `14: targets[0].http_client_config.proxy_connect_header.Proxy-Authorization[0]: inline secrets are not allowed; use ${ENV_VAR}`,
 	"inline_tls_key":                     `14: targets[0].http_client_config.tls_config.key: inline secrets are not allowed; use tls_config.key_file or ${ENV_VAR}`,
 	"unknown_module_in_map":              `6: modules.other.top_p: unknown field`,
+	"zero_keep_alive":                    `2: global.keep_alive_timeout: keep_alive_timeout must be greater than 0`,
 }
 
 func TestBadConfigs(t *testing.T) {

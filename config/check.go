@@ -72,6 +72,9 @@ func (c *checker) global(g *Global) error {
 	if err := c.positive(&g.Interval, "global.interval", model.Duration(DefaultInterval)); err != nil {
 		return err
 	}
+	if err := c.positive(&g.KeepAliveTimeout, "global.keep_alive_timeout", model.Duration(DefaultKeepAliveTimeout)); err != nil {
+		return err
+	}
 	if err := c.timeout(&g.Timeout, g.Interval, "global", model.Duration(DefaultTimeout)); err != nil {
 		return err
 	}

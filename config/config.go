@@ -24,6 +24,9 @@ type Global struct {
 	Timeout  model.Duration `yaml:"timeout"`
 	// MaxConcurrentProbes caps probes in flight across all targets.
 	MaxConcurrentProbes int `yaml:"max_concurrent_probes"`
+	// KeepAliveTimeout is how long a probe's connection stays open for the
+	// next probe of its target.
+	KeepAliveTimeout model.Duration `yaml:"keep_alive_timeout"`
 }
 
 // API selects the OpenAI-compatible endpoint a module calls.
@@ -144,7 +147,12 @@ const (
 	DefaultInterval            = 30 * time.Second
 	DefaultTimeout             = 25 * time.Second
 	DefaultMaxConcurrentProbes = 64
-	DefaultMaxTokens           = 64
-	DefaultMetricsPath         = "/metrics"
-	MaxTargetLabels            = 8
+	// DefaultKeepAliveTimeout outlasts vLLM's own (uvicorn closes idle
+	// connections after 5 s) and intervals up to 10 s reuse connections;
+	// at longer intervals each probe opens a new one, as a low-rate client
+	// would, instead of holding a socket and two goroutines per target.
+	DefaultKeepAliveTimeout = 10 * time.Second
+	DefaultMaxTokens        = 64
+	DefaultMetricsPath      = "/metrics"
+	MaxTargetLabels         = 8
 )

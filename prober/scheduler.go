@@ -51,9 +51,10 @@ type Scheduler struct {
 type jobKey struct{ target, module string }
 
 type targetClient struct {
-	target *config.Target
-	client *http.Client
-	err    error // the client could not be built (e.g. unreadable ca_file)
+	target    *config.Target
+	keepAlive time.Duration
+	client    *http.Client
+	err       error // the client could not be built (e.g. unreadable ca_file)
 }
 
 type job struct {
@@ -136,17 +137,21 @@ func (s *Scheduler) Apply(cfg *config.Config) {
 // must keep working.
 func (s *Scheduler) buildClients(cfg *config.Config) map[string]*targetClient {
 	out := map[string]*targetClient{}
+	keepAlive := time.Duration(cfg.Global.KeepAliveTimeout)
+	if keepAlive <= 0 {
+		keepAlive = config.DefaultKeepAliveTimeout
+	}
 	for _, t := range cfg.Targets {
-		if old, ok := s.clients[t.Name]; ok && old.target.Equal(t) && old.err == nil {
+		if old, ok := s.clients[t.Name]; ok && old.target.Equal(t) && old.keepAlive == keepAlive && old.err == nil {
 			out[t.Name] = old
 			continue
 		}
-		c, err := commoncfg.NewClientFromConfig(t.HTTPClientConfig, "llm_prober")
+		c, err := commoncfg.NewClientFromConfig(t.HTTPClientConfig, "llm_prober", commoncfg.WithIdleConnTimeout(keepAlive))
 		if err != nil {
 			err = fmt.Errorf("building HTTP client for target %s: %w", t.Name, err)
 			level.Error(s.logger).Log("msg", "target cannot be probed", "target", t.Name, "err", err)
 		}
-		out[t.Name] = &targetClient{target: t, client: c, err: err}
+		out[t.Name] = &targetClient{target: t, keepAlive: keepAlive, client: c, err: err}
 	}
 	for name, old := range s.clients {
 		if out[name] != old && old.client != nil {

@@ -269,6 +269,22 @@ func TestProbesReuseConnections(t *testing.T) {
 	}
 }
 
+// A connection idle for longer than keep_alive_timeout is closed: each
+// probe at a longer interval opens its own.
+func TestKeepAliveTimeoutClosesIdleConnections(t *testing.T) {
+	h, _ := newHoldServer(t, 0)
+	srv, conns := connCountingServer(t, h)
+	s, m := newTestScheduler(t)
+	cfg := schedConfig(srv.URL, 1, 150*time.Millisecond, 100*time.Millisecond, 8)
+	cfg.Global.KeepAliveTimeout = model.Duration(30 * time.Millisecond)
+	s.Apply(cfg)
+	time.Sleep(700 * time.Millisecond)
+	n := seriesValue(t, m, "llm_prober_probes_total", "t0", "m", "chat")
+	if n < 3 || float64(conns.Load()) < n {
+		t.Errorf("%v probes used %d connections, want one each", n, conns.Load())
+	}
+}
+
 // A probe skipped because no slot was free waited until its next slot;
 // that slot then runs, and the skip is not also counted as an overlap.
 func TestSchedulerConcurrencySkipIsNotOverlap(t *testing.T) {
