@@ -3,7 +3,6 @@ package prober
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"sync"
@@ -59,10 +58,13 @@ func accuracyRun(t *testing.T, streams, maxTokens int) (ttftErr, itlErr, e2eErr 
 	defer mock.Close()
 	srv := httptest.NewServer(mock)
 	defer srv.Close()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams}}
+	target := testTarget(srv.URL)
+	client, err := NewClient(target, time.Minute) // the product's client, as the scheduler builds it
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer client.CloseIdleConnections()
 
-	target := testTarget(srv.URL)
 	target.Model = o.Model
 	m := chatModule()
 	m.MaxTokens, m.IgnoreEOS = maxTokens, true

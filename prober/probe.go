@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"time"
 
@@ -39,6 +40,9 @@ func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, 
 }
 
 func run(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, id, userAgent string, r *Result) error {
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		r.conn = rxConnFor(info.Conn.LocalAddr())
+	}})
 	req, err := newRequest(ctx, t, m, id, userAgent)
 	if err != nil {
 		return fail(ReasonOther, err)
@@ -50,7 +54,7 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 		return redactURLError(err, t.RedactedURL()+endpointPath(m.API))
 	}
 	defer resp.Body.Close()
-	r.Headers = time.Since(r.Start)
+	r.Headers = r.elapsed()
 	r.HTTPStatus = resp.StatusCode
 	r.tracef("received response headers", "status", resp.StatusCode, "content_type", resp.Header.Get("Content-Type"),
 		"content_encoding", resp.Header.Get("Content-Encoding"), "elapsed", r.Headers)
@@ -124,9 +128,11 @@ func readStream(body io.Reader, r *Result) error {
 		sawFinish  bool
 		last       *usage
 	)
+	var now time.Duration
 	for {
 		data, err := sse.next()
-		now := time.Since(r.Start)
+		// Never earlier than the previous reading, whichever clock said so.
+		now = max(r.elapsed(), now)
 		if err != nil {
 			if errors.Is(err, errLineTooLong) {
 				return fail(ReasonMalformedChunk, err)

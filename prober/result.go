@@ -39,6 +39,17 @@ type Result struct {
 	Good               bool     // succeeded and met every configured SLO
 
 	trace func(msg string, keyvals ...any) // RunOptions.Trace, may be nil
+	conn  *rxConn                          // the connection, if it has kernel receive times
+}
+
+// elapsed is the time from sending the request to the arrival of the data
+// read last: the kernel's receive time where the connection has one.
+func (r *Result) elapsed() time.Duration {
+	now := time.Now()
+	if r.conn != nil {
+		now = r.conn.arrivedBy(now)
+	}
+	return now.Sub(r.Start)
 }
 
 // Success reports whether the probe produced a complete, valid stream.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
-	commoncfg "github.com/prometheus/common/config"
 
 	"github.com/llm-prober/llm-prober/config"
 )
@@ -146,7 +145,7 @@ func (s *Scheduler) buildClients(cfg *config.Config) map[string]*targetClient {
 			out[t.Name] = old
 			continue
 		}
-		c, err := commoncfg.NewClientFromConfig(t.HTTPClientConfig, "llm_prober", commoncfg.WithIdleConnTimeout(keepAlive))
+		c, err := NewClient(t, keepAlive)
 		if err != nil {
 			err = fmt.Errorf("building HTTP client for target %s: %w", t.Name, err)
 			level.Error(s.logger).Log("msg", "target cannot be probed", "target", t.Name, "err", err)

@@ -54,7 +54,7 @@ func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	timeout := probeTimeout(time.Duration(t.Timeout), r.Header)
-	client, err := commoncfg.NewClientFromConfig(t.HTTPClientConfig, "llm_prober")
+	client, err := prober.NewClient(t, time.Duration(cfg.Global.KeepAliveTimeout))
 	if err != nil {
 		http.Error(w, "building the HTTP client: "+err.Error(), http.StatusInternalServerError)
 		return

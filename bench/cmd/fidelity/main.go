@@ -205,9 +205,15 @@ func runOne(o opts, streams, round int) bool {
 	}
 	defer cleanup()
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams, MaxConnsPerHost: 0}}
-	defer client.CloseIdleConnections()
 	target := &config.Target{Name: "t", URL: url, Model: "mock-model"}
+	// The product's client, as the scheduler builds it (kernel receive
+	// times included).
+	client, err := prober.NewClient(target, time.Minute)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return false
+	}
+	defer client.CloseIdleConnections()
 	module := &config.Module{Name: "chat", API: config.APIChat, MaxTokens: o.tokens, IgnoreEOS: true,
 		Messages: []config.Message{{Role: "user", Content: "hi"}}}
 

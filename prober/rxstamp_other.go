@@ -1,0 +1,19 @@
+//go:build !linux
+
+package prober
+
+import (
+	"context"
+	"net"
+	"time"
+)
+
+// Kernel receive timestamps are used on Linux only; elsewhere a chunk's
+// arrival is when the reader sees it.
+var dialRx func(ctx context.Context, network, addr string) (net.Conn, error)
+
+type rxConn struct{}
+
+func rxConnFor(net.Addr) *rxConn { return nil }
+
+func (*rxConn) arrivedBy(now time.Time) time.Time { return now }
