@@ -4,7 +4,6 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"sort"
@@ -127,37 +126,6 @@ func (s *Scheduler) Apply(cfg *config.Config) {
 	s.jobs = want
 	s.clients = clients
 	s.running = true
-}
-
-// buildClients reuses the HTTP client (and its connection pool) of every
-// target whose config is unchanged. A client that cannot be built (a
-// missing CA file, say) fails that target's probes, visibly, instead of
-// failing the whole reload: the file may appear later, and other targets
-// must keep working.
-func (s *Scheduler) buildClients(cfg *config.Config) map[string]*targetClient {
-	out := map[string]*targetClient{}
-	keepAlive := time.Duration(cfg.Global.KeepAliveTimeout)
-	if keepAlive <= 0 {
-		keepAlive = config.DefaultKeepAliveTimeout
-	}
-	for _, t := range cfg.Targets {
-		if old, ok := s.clients[t.Name]; ok && old.target.Equal(t) && old.keepAlive == keepAlive && old.err == nil {
-			out[t.Name] = old
-			continue
-		}
-		c, err := NewClient(t, keepAlive)
-		if err != nil {
-			err = fmt.Errorf("building HTTP client for target %s: %w", t.Name, err)
-			level.Error(s.logger).Log("msg", "target cannot be probed", "target", t.Name, "err", err)
-		}
-		out[t.Name] = &targetClient{target: t, keepAlive: keepAlive, client: c, err: err}
-	}
-	for name, old := range s.clients {
-		if out[name] != old && old.client != nil {
-			old.client.CloseIdleConnections()
-		}
-	}
-	return out
 }
 
 func (s *Scheduler) start(j *job) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus"
+	commoncfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 
 	"github.com/llm-prober/llm-prober/config"
@@ -337,4 +338,33 @@ func connCountingServer(t *testing.T, h http.Handler) (*httptest.Server, *atomic
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv, conns
+}
+
+// Targets with identical client settings share one client; a setting that
+// differs only in a secret's value (which the redacted YAML hides) does not.
+func TestTargetsShareIdenticalClients(t *testing.T) {
+	s, _ := newTestScheduler(t)
+	cfg := schedConfig("http://127.0.0.1:1", 4, time.Hour, time.Second, 8)
+	for i, tok := range []string{"a", "a", "b", ""} {
+		if tok != "" {
+			cfg.Targets[i].HTTPClientConfig.Authorization = &commoncfg.Authorization{Type: "Bearer", Credentials: commoncfg.Secret(tok)}
+		}
+	}
+	s.Apply(cfg)
+	c := func(i int) *http.Client { return s.clients[fmt.Sprintf("t%d", i)].client }
+	if c(0) != c(1) {
+		t.Error("identical settings got separate clients")
+	}
+	if c(0) == c(2) || c(0) == c(3) || c(2) == c(3) {
+		t.Error("different credentials share a client")
+	}
+	// A new keep-alive timeout rebuilds every client.
+	before := c(3)
+	next := schedConfig("http://127.0.0.1:1", 4, time.Hour, time.Second, 8)
+	next.Targets = cfg.Targets
+	next.Global.KeepAliveTimeout = model.Duration(time.Minute)
+	s.Apply(next)
+	if c(3) == before {
+		t.Error("client kept across a keep_alive_timeout change")
+	}
 }
