@@ -144,6 +144,9 @@ var expectFiring = []string{
 var expectSeries = []string{
 	`target_model:llm_prober_server_bottleneck:state{target="mock-prefill", bottleneck="prefill_bound"}`,
 	`target_model:llm_prober_server_bottleneck:state{target="mock-overloaded", bottleneck=~"kv_cache_exhausted|preempting|queueing"}`,
+	// Native histograms, as Prometheus parsed them from our protobuf.
+	`histogram_count(llm_prober_inter_token_latency_seconds{target="mock-overloaded", module="chat"}) > 0`,
+	`histogram_quantile(0.5, llm_prober_time_to_first_token_seconds{target="mock-prefill"}) > 0`,
 }
 
 // Alerts that must stay quiet: the prober itself is healthy.

@@ -41,16 +41,24 @@ func main() {
 		interval = flag.Duration("interval", time.Minute, "probe interval of every target")
 		duration = flag.Duration("duration", 0, "how long to run each size (default 2 x interval)")
 		tokens   = flag.Int("tokens", 16, "tokens per streamed answer")
-		servers  = flag.Int("servers", 4, "SSE listeners the targets are spread over")
+		servers  = flag.Int("servers", 0, "SSE listeners the targets are spread over (default: one per target, as in a fleet)")
 	)
 	saveMetrics = flag.String("save-metrics", "", "save each size's /metrics text as PREFIX.N.prom")
 	flag.Parse()
 	if *duration == 0 {
 		*duration = 2 * *interval
 	}
+	if *servers == 0 {
+		for f := range strings.SplitSeq(*sizes, ",") {
+			n, _ := strconv.Atoi(strings.TrimSpace(f))
+			*servers = max(*servers, n)
+		}
+	}
+	// Each listener on its own loopback address, so that every target is
+	// its own host to the prober's connection pools.
 	var urls []string
-	for range *servers {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	for i := range *servers {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.%d.%d.%d:0", 1+i/62500, i/250%250, i%250+1))
 		if err != nil {
 			fatal(err)
 		}
