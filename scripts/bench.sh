@@ -73,6 +73,10 @@ echo "== 2. Timing fidelity against the mock's true emission times ==" | tee -a 
 "$OUT/fidelity" -streams 1,100,500 -rounds "$ROUNDS" -mode subprocess | tee "$OUT/fidelity-subprocess.txt" | tee -a "$summary"
 "$OUT/fidelity" -streams 500 -rounds "$ROUNDS" -itl 50ms | tee "$OUT/fidelity-itl50.txt" | tee -a "$summary"
 
+echo "== 3. Scale: rendering 10,000 targets' series, in process ==" | tee -a "$summary"
+go test -run '^$' -bench WriteFamilies -benchmem -count "$COUNT" ./prober/ >"$OUT/render.txt"
+(cd bench && go tool benchstat "$OUT/render.txt") | tee -a "$summary"
+
 echo "== 3. Scale: targets at a ${SCALE_INTERVAL} interval, real binary ==" | tee -a "$summary"
 go build -o "$OUT/llm-prober" ./cmd/llm-prober
 (cd bench && go build -o "$OUT/scale" ./cmd/scale)

@@ -37,10 +37,11 @@ step "go test -race (all packages, incl. end-to-end with a real Prometheus)"
 go test -race -count=1 -timeout 30m ./...
 (cd dashboards && go test -race -count=1 ./...)
 
-step "fuzz the SSE reader, the stream parser and the config loader (20 s each)"
+step "fuzz the SSE reader, the stream parser, the config loader and the exposition writer (20 s each)"
 go test -run='^$' -fuzz='^FuzzReadStream$' -fuzztime=20s ./prober/
 go test -run='^$' -fuzz='^FuzzSSE$' -fuzztime=20s ./prober/
 go test -run='^$' -fuzz='^FuzzLoad$' -fuzztime=20s ./config/
+go test -run='^$' -fuzz='^FuzzWriterRoundTrip$' -fuzztime=20s ./exposition/
 
 step "benchmarks still run (one iteration each; scripts/bench.sh measures)"
 go test -run='^$' -bench=. -benchtime=1x ./prober/ ./collector/ >/dev/null
