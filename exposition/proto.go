@@ -78,11 +78,18 @@ func (w *Writer) protoLabels(ls LabelSet, extra *Label) {
 	}
 }
 
-func (w *Writer) protoCounter(ls LabelSet, extra *Label, v float64, created int64) {
+// beginMetric starts a Metric message with its labels; the caller ends it
+// at the returned offset.
+func (w *Writer) beginMetric(ls LabelSet, extra *Label) int {
 	w.headerDone = true
-	b, m := beginMessage(w.buf, famMetric)
-	w.buf = b
+	var m int
+	w.buf, m = beginMessage(w.buf, famMetric)
 	w.protoLabels(ls, extra)
+	return m
+}
+
+func (w *Writer) protoCounter(ls LabelSet, extra *Label, v float64, created int64) {
+	m := w.beginMetric(ls, extra)
 	b, c := beginMessage(w.buf, metCounter)
 	b = appendDouble(b, valueField, v)
 	b = appendTimestamp(b, counterCreated, created)
@@ -90,10 +97,7 @@ func (w *Writer) protoCounter(ls LabelSet, extra *Label, v float64, created int6
 }
 
 func (w *Writer) protoGauge(ls LabelSet, extra *Label, v float64) {
-	w.headerDone = true
-	b, m := beginMessage(w.buf, famMetric)
-	w.buf = b
-	w.protoLabels(ls, extra)
+	m := w.beginMetric(ls, extra)
 	b, g := beginMessage(w.buf, metGauge)
 	b = appendDouble(b, valueField, v)
 	w.buf = endMessage(endMessage(b, g), m)
@@ -104,10 +108,7 @@ func (w *Writer) protoGauge(ls LabelSet, extra *Label, v float64) {
 // buckets. Native exemplars are not kept; Prometheus then takes the
 // classic buckets' exemplars.
 func (w *Writer) protoHistogram(ls LabelSet, h *Histogram) {
-	w.headerDone = true
-	b, m := beginMessage(w.buf, famMetric)
-	w.buf = b
-	w.protoLabels(ls, nil)
+	m := w.beginMetric(ls, nil)
 	b, hs := beginMessage(w.buf, metHistogram)
 	b = appendUvarint(b, hCount, h.count)
 	b = appendDouble(b, hSum, h.sum)
