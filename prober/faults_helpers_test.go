@@ -13,11 +13,12 @@ import (
 	"github.com/llm-prober/llm-prober/config"
 )
 
-// faultClient is the production client (prometheus/common), one per test
-// so its idle connections can be closed before counting goroutines.
+// faultClient is the production client (prometheus/common, with kernel
+// receive times), one per test so its idle connections can be closed
+// before counting goroutines.
 func faultClient(t *testing.T, hc commoncfg.HTTPClientConfig) *http.Client {
 	t.Helper()
-	c, err := commoncfg.NewClientFromConfig(hc, "llm_prober")
+	c, err := NewClient(&config.Target{HTTPClientConfig: hc}, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +68,15 @@ func checkGoroutines(t *testing.T, base int) {
 // leakCheck records the goroutine baseline and checks it at cleanup,
 // after the test's servers and clients are closed (cleanups run LIFO, so
 // it must be registered first).
+// Connections with kernel receive times must leave their registry too.
 func leakCheck(t *testing.T) {
-	base := runtime.NumGoroutine()
+	base, conns := runtime.NumGoroutine(), rxConnCount()
 	t.Cleanup(func() {
 		if !t.Failed() {
 			checkGoroutines(t, base)
+			if n := rxConnCount(); n > conns {
+				t.Errorf("%d timestamped connections still registered, %d before the test", n, conns)
+			}
 		}
 	})
 }

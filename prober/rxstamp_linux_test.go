@@ -131,3 +131,10 @@ func TestLateReaderMeasuresTrueGaps(t *testing.T) {
 		}
 	}
 }
+
+// rxConnCount is how many timestamped connections are registered.
+func rxConnCount() int {
+	n := 0
+	rxConns.Range(func(_, _ any) bool { n++; return true })
+	return n
+}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package prober
+
+func rxConnCount() int { return 0 }
