@@ -147,10 +147,11 @@ const (
 	DefaultInterval            = 30 * time.Second
 	DefaultTimeout             = 25 * time.Second
 	DefaultMaxConcurrentProbes = 64
-	// DefaultKeepAliveTimeout outlasts vLLM's own (uvicorn closes idle
-	// connections after 5 s) and intervals up to 10 s reuse connections;
-	// at longer intervals each probe opens a new one, as a low-rate client
-	// would, instead of holding a socket and two goroutines per target.
+	// DefaultKeepAliveTimeout lets probes at intervals under 10 s reuse
+	// their connection where the server keeps it open (vLLM's uvicorn
+	// closes idle ones after 5 s); at longer intervals each probe opens a
+	// new one, as a low-rate client would, instead of holding a socket and
+	// two goroutines per target.
 	DefaultKeepAliveTimeout = 10 * time.Second
 	DefaultMaxTokens        = 64
 	DefaultMetricsPath      = "/metrics"

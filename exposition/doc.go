@@ -8,7 +8,11 @@
 // family is written series by series into a reused buffer, and a histogram is
 // a few slices of integers.
 //
-// The output is checked against client_golang's own (same observations, same
-// exposition bytes or protobuf messages) by the tests of this package and of
-// package prober.
+// The output is checked against client_golang's own by the tests of this
+// package and of package prober: the same observations give the same
+// protobuf messages and the same text lines. Three differences remain: series
+// come in the caller's order, native-histogram exemplars are not kept (the
+// classic buckets' exemplars are, and Prometheus falls back to those), and
+// a native histogram's scheduled reset happens at its next observation
+// rather than on a timer.
 package exposition

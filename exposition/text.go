@@ -86,11 +86,6 @@ func (w *Writer) omExemplar(label string, e exemplar) {
 	w.buf = appendOMFloat(w.buf, float64(e.unixNano)/1e9)
 }
 
-func (w *Writer) endLine() {
-	w.buf = append(w.buf, '\n')
-	if len(w.buf) >= flushAt {
-		w.write()
-	}
-}
+func (w *Writer) endLine() { w.buf = append(w.buf, '\n') }
 
 func strconvAppendFloat(b []byte, f float64) []byte { return strconv.AppendFloat(b, f, 'g', -1, 64) }

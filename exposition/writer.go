@@ -59,6 +59,16 @@ func (w *Writer) Family(name, help string, typ dto.MetricType) {
 	w.name, w.help, w.typ, w.headerDone = name, help, typ, false
 }
 
+// WriteIfFull sends buffered text on once it passes the flush size. Series
+// calls never write to the output themselves, so a caller can hold a lock
+// around them without a slow reader holding it too: it calls WriteIfFull
+// after letting go. Protobuf families are written whole, at Family and Flush.
+func (w *Writer) WriteIfFull() {
+	if w.format != FormatProtobuf && len(w.buf) >= flushAt {
+		w.write()
+	}
+}
+
 // Flush ends the current family, writes everything buffered and releases
 // the buffer.
 func (w *Writer) Flush() error {

@@ -22,7 +22,13 @@ type event struct {
 // sseServer serves the events on every POST, flushing each one.
 func sseServer(t *testing.T, contentType string, events []event) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(eventsHandler(contentType, events))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func eventsHandler(contentType string, events []event) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body) // lets net/http notice a client that left
 		w.Header().Set("Content-Type", contentType)
 		w.WriteHeader(http.StatusOK)
@@ -38,9 +44,7 @@ func sseServer(t *testing.T, contentType string, events []event) *httptest.Serve
 			}
 			w.(http.Flusher).Flush()
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	})
 }
 
 // fixtureEvents splits an SSE capture into its events.
@@ -70,5 +74,11 @@ func runProbe(t *testing.T, url string, m *config.Module, timeout time.Duration)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	return Run(ctx, http.DefaultClient, testTarget(url), m, "probe-1", "test")
+	target := testTarget(url)
+	client, err := NewClient(target, time.Minute) // the product's client
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.CloseIdleConnections()
+	return Run(ctx, client, target, m, "probe-1", "test")
 }

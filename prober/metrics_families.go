@@ -112,7 +112,8 @@ var families = []family{
 }
 
 // WriteFamilies writes every per-schedule series, family by family,
-// holding each schedule's lock only while writing its series of a family.
+// holding each schedule's lock only while its series go into the buffer:
+// a scraper that stops reading blocks the scrape, never a probe.
 func (m *Metrics) WriteFamilies(w *exposition.Writer) {
 	order := m.snapshot()
 	for _, f := range families {
@@ -121,6 +122,7 @@ func (m *Metrics) WriteFamilies(w *exposition.Writer) {
 			s.mu.Lock()
 			f.write(w, s)
 			s.mu.Unlock()
+			w.WriteIfFull()
 		}
 	}
 }

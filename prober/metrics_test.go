@@ -2,6 +2,8 @@ package prober
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/llm-prober/llm-prober/exposition"
 )
 
 func recordedRegistry() prometheus.Gatherer {
@@ -122,4 +126,34 @@ func seriesCount(t testing.TB, g prometheus.Gatherer, name string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// A scraper that stops reading must not hold up probes: the exposition
+// blocks on its output, but no schedule stays locked meanwhile.
+func TestStalledScrapeDoesNotBlockRecord(t *testing.T) {
+	m := NewMetrics(prometheus.NewRegistry())
+	benchSchedules(m, 300) // well past one buffer of text
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	go func() {
+		w := exposition.NewWriter(pw, exposition.FormatText)
+		m.WriteFamilies(w)
+		_ = w.Flush()
+	}()
+	// The writer has filled its buffer and blocks in the pipe.
+	if _, err := io.ReadFull(pr, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 300 {
+			m.Record(&Result{Target: fmt.Sprintf("target-%05d", i), Model: "llama-3-8b", Module: "chat", Reason: ReasonTimeout}, time.Now())
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Record blocked behind a stalled scrape")
+	}
 }

@@ -2,6 +2,7 @@ package prober
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +42,14 @@ func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, 
 
 func run(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, id, userAgent string, r *Result) error {
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
-		r.conn = rxConnFor(info.Conn.LocalAddr())
+		r.conn = nil
+		// An HTTP/2 connection carries other streams too: its latest read
+		// says nothing about this one's chunks.
+		if tc, ok := info.Conn.(interface{ ConnectionState() tls.ConnectionState }); ok &&
+			tc.ConnectionState().NegotiatedProtocol == "h2" {
+			return
+		}
+		r.conn = rxConnFor(info.Conn)
 	}})
 	req, err := newRequest(ctx, t, m, id, userAgent)
 	if err != nil {

@@ -49,7 +49,7 @@ func (r *Result) elapsed() time.Duration {
 	if r.conn != nil {
 		now = r.conn.arrivedBy(now)
 	}
-	return now.Sub(r.Start)
+	return max(now.Sub(r.Start), 0)
 }
 
 // Success reports whether the probe produced a complete, valid stream.

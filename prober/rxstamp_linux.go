@@ -19,15 +19,28 @@ import (
 // not the moment the reading goroutine got a CPU: a GC pause, a busy
 // scheduler or a slow consumer no longer adds to TTFT and ITL.
 type rxConn struct {
-	tcp  *net.TCPConn
-	raw  syscall.RawConn
-	oob  []byte       // control messages; reads are never concurrent
-	last atomic.Int64 // kernel receive time (Unix ns) of the latest data read
+	tcp     *net.TCPConn
+	raw     syscall.RawConn
+	key     string       // in rxConns
+	oob     []byte       // control messages; reads are never concurrent
+	arrived atomic.Int64 // when the data read last arrived, as monotonic time since rxEpoch; 0 = nothing read
 }
 
-// rxConns finds the rxConn behind a request's connection (by local
-// address: TLS and connection tracking wrap the connection we dialled).
-var rxConns sync.Map // string -> *rxConn
+// rxEpoch anchors arrival times on the monotonic clock, so that a wall
+// clock step after a read does not move them.
+var rxEpoch = time.Now()
+
+// maxRxLag bounds how long data may have waited in the socket before it
+// was read; a larger lag means the clocks disagree (a step).
+const maxRxLag = time.Minute
+
+// rxConns finds the rxConn behind a request's connection. TLS and
+// connection tracking wrap the connection we dialled, but keep both of its
+// addresses, which together are unique (the local port alone is not: the
+// kernel reuses it towards other destinations).
+var rxConns sync.Map // connKey -> *rxConn
+
+func connKey(local, remote net.Addr) string { return local.String() + "|" + remote.String() }
 
 var rxDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 
@@ -56,17 +69,19 @@ func dialTimestamped(ctx context.Context, network, addr string) (net.Conn, error
 	}); err != nil || serr != nil {
 		return c, nil
 	}
-	rc := &rxConn{tcp: tcp, raw: raw, oob: make([]byte, unix.CmsgSpace(16))}
-	rxConns.Store(tcp.LocalAddr().String(), rc)
+	rc := &rxConn{tcp: tcp, raw: raw, key: connKey(tcp.LocalAddr(), tcp.RemoteAddr()),
+		oob: make([]byte, unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))))}
+	rxConns.Store(rc.key, rc)
 	return rc, nil
 }
 
-func rxConnFor(local net.Addr) *rxConn {
-	if local == nil {
+// rxConnFor returns the timestamped connection under c, if there is one.
+func rxConnFor(c net.Conn) *rxConn {
+	if c == nil || c.LocalAddr() == nil || c.RemoteAddr() == nil {
 		return nil
 	}
-	c, _ := rxConns.Load(local.String())
-	rc, _ := c.(*rxConn)
+	v, _ := rxConns.Load(connKey(c.LocalAddr(), c.RemoteAddr()))
+	rc, _ := v.(*rxConn)
 	return rc
 }
 
@@ -86,13 +101,23 @@ func (c *rxConn) Read(p []byte) (int, error) {
 	})
 	switch {
 	case rerr != nil:
-		return 0, c.opError(rerr)
+		return 0, rerr // a *net.OpError already (deadline, closed)
 	case err != nil:
-		return 0, c.opError(os.NewSyscallError("recvmsg", err))
+		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.tcp.LocalAddr(), Addr: c.tcp.RemoteAddr(),
+			Err: os.NewSyscallError("recvmsg", err)}
 	case n == 0:
 		return 0, io.EOF
 	}
-	c.last.Store(kernelStamp(c.oob[:oobn]))
+	// The lag is taken now, against the kernel's wall-clock stamp, and
+	// kept as monotonic time. Data without a stamp arrived by now.
+	now := time.Now()
+	at := now
+	if k := kernelStamp(c.oob[:oobn]); k != 0 {
+		if lag := time.Duration(now.UnixNano() - k); lag >= 0 && lag < maxRxLag {
+			at = now.Add(-lag)
+		}
+	}
+	c.arrived.Store(int64(at.Sub(rxEpoch)))
 	return n, nil
 }
 
@@ -112,22 +137,16 @@ func kernelStamp(oob []byte) int64 {
 	return 0
 }
 
-func (c *rxConn) opError(err error) error {
-	return &net.OpError{Op: "read", Net: "tcp", Source: c.tcp.LocalAddr(), Addr: c.tcp.RemoteAddr(), Err: err}
-}
-
-// arrivedBy maps now back to when the latest data read arrived, if the
-// kernel said so and the two clocks agree (no step in between).
+// arrivedBy returns when the data read last arrived, never later than now.
 func (c *rxConn) arrivedBy(now time.Time) time.Time {
-	k := c.last.Load()
-	if k == 0 {
+	v := c.arrived.Load()
+	if v == 0 {
 		return now
 	}
-	lag := time.Duration(now.UnixNano() - k)
-	if lag < 0 || lag > time.Minute {
-		return now
+	if at := rxEpoch.Add(time.Duration(v)); at.Before(now) {
+		return at
 	}
-	return now.Add(-lag)
+	return now
 }
 
 func (c *rxConn) Write(p []byte) (int, error)        { return c.tcp.Write(p) }
@@ -138,6 +157,6 @@ func (c *rxConn) SetReadDeadline(t time.Time) error  { return c.tcp.SetReadDeadl
 func (c *rxConn) SetWriteDeadline(t time.Time) error { return c.tcp.SetWriteDeadline(t) }
 
 func (c *rxConn) Close() error {
-	rxConns.CompareAndDelete(c.tcp.LocalAddr().String(), c)
+	rxConns.CompareAndDelete(c.key, c)
 	return c.tcp.Close()
 }

@@ -14,6 +14,6 @@ var dialRx func(ctx context.Context, network, addr string) (net.Conn, error)
 
 type rxConn struct{}
 
-func rxConnFor(net.Addr) *rxConn { return nil }
+func rxConnFor(net.Conn) *rxConn { return nil }
 
 func (*rxConn) arrivedBy(now time.Time) time.Time { return now }

@@ -27,6 +27,7 @@ func run(args []string) int {
 	serve.Flag("config.check", "Validate the configuration file, print the result and exit.").BoolVar(&f.configCheck)
 	serve.Flag("demo", "Probe a built-in mock vLLM server on loopback with a built-in config (ignores --config.file).").BoolVar(&f.demo)
 	serve.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.metricsPath)
+	serve.Flag("web.enable-pprof", "Serve Go profiles (heap, CPU, goroutines) under /debug/pprof/.").BoolVar(&f.enablePprof)
 	serve.Flag("shutdown.timeout", "How long to wait for in-flight probes on SIGTERM.").Default("5s").DurationVar(&f.shutdownTimeout)
 	serve.Flag("log.level", "Only log messages with the given severity or above: debug, info, warn, error.").Default("info").EnumVar(&f.logLevel, "debug", "info", "warn", "error")
 	serve.Flag("log.format", "Output format of log messages: logfmt, json.").Default("logfmt").EnumVar(&f.logFormat, "logfmt", "json")

@@ -273,6 +273,9 @@ func TestDemo(t *testing.T) {
 	if code, body := p.get("/config"); code != 200 || !strings.Contains(body, "chat_short") {
 		t.Errorf("/config: %d %q", code, body)
 	}
+	if code := p.status("GET", "/debug/pprof/"); code != http.StatusNotFound {
+		t.Errorf("/debug/pprof/ without --web.enable-pprof: %d, want 404", code)
+	}
 	if os.Getenv("PROMTOOL") != "" {
 		_, body := p.get("/metrics")
 		var own strings.Builder
@@ -285,6 +288,16 @@ func TestDemo(t *testing.T) {
 		cmd.Stdin = strings.NewReader(own.String())
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
+	}
+}
+
+// Profiles are served only when asked for.
+func TestPprofOptIn(t *testing.T) {
+	p := startProber(t, "--demo", "--web.enable-pprof")
+	for _, path := range []string{"/debug/pprof/", "/debug/pprof/cmdline", "/debug/pprof/heap?debug=1"} {
+		if code := p.status("GET", path); code != http.StatusOK {
+			t.Errorf("%s: %d, want 200", path, code)
 		}
 	}
 }

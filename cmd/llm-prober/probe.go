@@ -29,6 +29,7 @@ type proberFlags struct {
 	configCheck     bool
 	demo            bool
 	metricsPath     string
+	enablePprof     bool
 	shutdownTimeout time.Duration
 	logLevel        string
 	logFormat       string
@@ -91,7 +92,7 @@ func (f *proberFlags) run() int {
 		return 1
 	}
 
-	srv := &http.Server{Handler: a.routes(reg, metrics, f.metricsPath), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: a.routes(reg, metrics, f.metricsPath, f.enablePprof), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- web.ListenAndServe(srv, f.web, slogFrom(baseLogger)) }()
 

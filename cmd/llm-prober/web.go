@@ -16,7 +16,7 @@ import (
 )
 
 // routes wires every HTTP endpoint of the prober.
-func (a *app) routes(reg *prometheus.Registry, metrics *prober.Metrics, metricsPath string) http.Handler {
+func (a *app) routes(reg *prometheus.Registry, metrics *prober.Metrics, metricsPath string, enablePprof bool) http.Handler {
 	mux := http.NewServeMux()
 	// The per-schedule series are written straight from the store (a
 	// gather of 10,000 targets' series would take seconds); OpenMetrics
@@ -52,10 +52,15 @@ func (a *app) routes(reg *prometheus.Registry, metrics *prober.Metrics, metricsP
 		fmt.Fprint(w, a.safe.Get().String())
 	})
 	mux.HandleFunc("/probe", a.handleProbe)
-	// Profiles, as Prometheus serves them: how else to see where the
-	// memory of 10,000 targets goes in production.
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	// Profiles show where the memory of 10,000 targets goes in
+	// production; opt-in, as they also show internals.
+	if enablePprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	mux.HandleFunc("/logs", a.handleLogs)
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
