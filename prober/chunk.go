@@ -424,25 +424,7 @@ func (s *chunkScanner) skip(depth int) bool {
 	case '{':
 		return s.object(depth, nil, nil)
 	case '[':
-		s.i++
-		if s.peek() == ']' {
-			s.i++
-			return true
-		}
-		for {
-			if !s.skip(depth + 1) {
-				return false
-			}
-			switch s.peek() {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return true
-			default:
-				return false
-			}
-		}
+		return s.array(func() bool { return s.skip(depth + 1) })
 	case '"':
 		_, _, ok := s.str()
 		return ok
@@ -463,15 +445,7 @@ func (s *chunkScanner) choices(p *parsed) bool {
 	if s.peek() == 'n' {
 		return s.literal("null")
 	}
-	if s.peek() != '[' {
-		return false
-	}
-	s.i++
-	if s.peek() == ']' {
-		s.i++
-		return true
-	}
-	for {
+	return s.array(func() bool {
 		// What the choice holds, in the order parseChunkJSON folds it.
 		var text, content, finish string
 		ok := s.object(1, func(key []byte) bool {
@@ -497,6 +471,24 @@ func (s *chunkScanner) choices(p *parsed) bool {
 		}
 		if finish != "" {
 			p.finish = finish
+		}
+		return true
+	})
+}
+
+// array scans a JSON array, calling elem at each element.
+func (s *chunkScanner) array(elem func() bool) bool {
+	if s.peek() != '[' {
+		return false
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		return true
+	}
+	for {
+		if !elem() {
+			return false
 		}
 		switch s.peek() {
 		case ',':
