@@ -2,8 +2,6 @@ package exposition
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"math"
 	"testing"
 	"time"
@@ -51,7 +49,7 @@ func FuzzWriterRoundTrip(f *testing.F) {
 		}
 		check := func(format string, fams map[string]*dto.MetricFamily) {
 			c := fams["x_total"].GetMetric()[0]
-			if got := c.GetCounter().GetValue(); got != v1 && !(math.IsInf(v1, 0) && got == v1) {
+			if got := c.GetCounter().GetValue(); got != v1 {
 				t.Errorf("%s: counter %v, want %v", format, got, v1)
 			}
 			for _, lp := range c.Label {
@@ -64,15 +62,12 @@ func FuzzWriterRoundTrip(f *testing.F) {
 			}
 		}
 		check("text", fams)
+		mfs, err := decodeProtobuf(bytes.NewReader(write(FormatProtobuf)))
+		if err != nil {
+			t.Fatalf("protobuf does not decode: %v", err)
+		}
 		pb := map[string]*dto.MetricFamily{}
-		dec := expfmt.NewDecoder(bytes.NewReader(write(FormatProtobuf)), expfmt.NewFormat(expfmt.TypeProtoDelim))
-		for {
-			mf := &dto.MetricFamily{}
-			if err := dec.Decode(mf); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				t.Fatalf("protobuf does not decode: %v", err)
-			}
+		for _, mf := range mfs {
 			pb[mf.GetName()] = mf
 		}
 		check("protobuf", pb)

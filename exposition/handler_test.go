@@ -118,14 +118,11 @@ func TestHandlerFormats(t *testing.T) {
 				names = append(names, n)
 			}
 		default:
-			dec := expfmt.NewDecoder(bytes.NewReader(body), expfmt.NewFormat(expfmt.TypeProtoDelim))
-			for {
-				var mf dto.MetricFamily
-				if err := dec.Decode(&mf); errors.Is(err, io.EOF) {
-					break
-				} else if err != nil {
-					t.Fatalf("protobuf body does not decode: %v", err)
-				}
+			mfs, err := decodeProtobuf(bytes.NewReader(body))
+			if err != nil {
+				t.Fatalf("protobuf body does not decode: %v", err)
+			}
+			for _, mf := range mfs {
 				names = append(names, mf.GetName())
 				if mf.GetName() == "test_latency_seconds" && mf.Metric[0].Histogram.GetSchema() != 3 {
 					t.Errorf("protobuf histogram without native buckets: %v", mf.Metric[0])

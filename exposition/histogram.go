@@ -122,6 +122,3 @@ func (h *Histogram) reset(now time.Time) {
 	h.native = nativeBuckets{schema: h.spec.schema, pos: h.native.pos[:0], neg: h.native.neg[:0]}
 	h.created, h.resetAt = now, time.Time{}
 }
-
-// Count returns the number of observations since the last reset.
-func (h *Histogram) Count() uint64 { return h.count }

@@ -60,8 +60,8 @@ func TestHistogramLimitAndReset(t *testing.T) {
 	for i := range 40 {
 		h.Observe(math.Ldexp(1, 3*i-60), "", start.Add(time.Duration(i)*time.Second))
 	}
-	if h.native.schema != minSchema || h.Count() != 40 {
-		t.Fatalf("after 40 widely spread values: schema %d, count %d; want %d, 40", h.native.schema, h.Count(), minSchema)
+	if h.native.schema != minSchema || h.count != 40 {
+		t.Fatalf("after 40 widely spread values: schema %d, count %d; want %d, 40", h.native.schema, h.count, minSchema)
 	}
 	var total uint64
 	for _, b := range h.native.pos {
@@ -72,8 +72,8 @@ func TestHistogramLimitAndReset(t *testing.T) {
 	}
 	later := start.Add(time.Hour)
 	h.Observe(0.25, "p1", later)
-	if h.native.schema != 3 || h.Count() != 1 || !h.created.Equal(later) || h.counts[0] != 1 {
-		t.Errorf("after the scheduled reset: schema %d, count %d, created %v, counts %v", h.native.schema, h.Count(), h.created, h.counts)
+	if h.native.schema != 3 || h.count != 1 || !h.created.Equal(later) || h.counts[0] != 1 {
+		t.Errorf("after the scheduled reset: schema %d, count %d, created %v, counts %v", h.native.schema, h.count, h.created, h.counts)
 	}
 	if h.exemplars[0].value != "p1" {
 		t.Errorf("exemplar %+v, want p1", h.exemplars[0])

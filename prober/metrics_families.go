@@ -1,13 +1,8 @@
 package prober
 
 import (
-	"bytes"
-	"errors"
-	"io"
-
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
 
 	"github.com/llm-prober/llm-prober/exposition"
 )
@@ -131,25 +126,7 @@ func (m *Metrics) WriteFamilies(w *exposition.Writer) {
 // and checked, for tests and the single-probe endpoint. The /metrics
 // handler writes them with WriteFamilies instead.
 func (m *Metrics) Gather() ([]*dto.MetricFamily, error) {
-	return prometheus.Gatherers{prometheus.GathererFunc(m.decode)}.Gather()
-}
-
-func (m *Metrics) decode() ([]*dto.MetricFamily, error) {
-	var buf bytes.Buffer
-	w := exposition.NewWriter(&buf, exposition.FormatProtobuf)
-	m.WriteFamilies(w)
-	if err := w.Flush(); err != nil {
-		return nil, err
-	}
-	var mfs []*dto.MetricFamily
-	dec := expfmt.NewDecoder(&buf, expfmt.NewFormat(expfmt.TypeProtoDelim))
-	for {
-		mf := &dto.MetricFamily{}
-		if err := dec.Decode(mf); errors.Is(err, io.EOF) {
-			return mfs, nil
-		} else if err != nil {
-			return nil, err
-		}
-		mfs = append(mfs, mf)
-	}
+	return prometheus.Gatherers{prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		return exposition.Gather(m)
+	})}.Gather()
 }

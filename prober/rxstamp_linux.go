@@ -122,17 +122,19 @@ func (c *rxConn) Read(p []byte) (int, error) {
 }
 
 // kernelStamp returns the receive time in a recvmsg's control messages,
-// or 0 (unknown: data that arrived before timestamping was on).
+// or 0 (unknown: data that arrived before timestamping was on). It parses
+// in place: it runs on every read.
 func kernelStamp(oob []byte) int64 {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return 0
-	}
-	for _, m := range msgs {
-		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SO_TIMESTAMPNS && len(m.Data) >= int(unsafe.Sizeof(unix.Timespec{})) {
-			// The kernel's struct timespec, in this platform's layout.
-			return (*unix.Timespec)(unsafe.Pointer(&m.Data[0])).Nano()
+	for len(oob) > 0 {
+		h, data, rest, err := unix.ParseOneSocketControlMessage(oob)
+		if err != nil {
+			return 0
 		}
+		if h.Level == unix.SOL_SOCKET && h.Type == unix.SO_TIMESTAMPNS && len(data) >= int(unsafe.Sizeof(unix.Timespec{})) {
+			// The kernel's struct timespec, in this platform's layout.
+			return (*unix.Timespec)(unsafe.Pointer(&data[0])).Nano()
+		}
+		oob = rest
 	}
 	return 0
 }

@@ -169,7 +169,7 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 	steady := peak
 	// The delay histogram first: a render of /metrics at 10,000 targets
 	// takes both cores for seconds and delays the probes due meanwhile.
-	_, text, err := fetch(base+"/metrics", "text/plain;version=0.0.4")
+	_, text, err := fetch(base+"/metrics", "text/plain;version=0.0.4", "")
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 		var ds []time.Duration
 		var gz, plain int
 		for range 3 {
-			d, b, err := fetchGzip(base+"/metrics", accept)
+			d, b, err := fetch(base+"/metrics", accept, "gzip")
 			if err != nil {
 				return 0, 0, 0, err
 			}
@@ -288,13 +288,6 @@ func fraction(h *dto.Histogram, bound float64) string {
 
 func ms(s float64) string { return strconv.FormatFloat(s*1000, 'g', 3, 64) + "ms" }
 
-// fetchGzip asks for gzip itself, so that the client leaves the body compressed.
-func fetchGzip(url, accept string) (time.Duration, []byte, error) {
-	return fetchWith(url, accept, "gzip")
-}
-
-func fetch(url, accept string) (time.Duration, []byte, error) { return fetchWith(url, accept, "") }
-
 func single(mf *dto.MetricFamily) float64 {
 	if mf == nil || len(mf.GetMetric()) != 1 {
 		return 0
@@ -303,7 +296,9 @@ func single(mf *dto.MetricFamily) float64 {
 	return m.GetGauge().GetValue() + m.GetCounter().GetValue() + m.GetUntyped().GetValue()
 }
 
-func fetchWith(url, accept, encoding string) (time.Duration, []byte, error) {
+// fetch GETs url. An explicit encoding ("gzip") leaves the body as sent:
+// the Go client only undoes the compression it asked for itself.
+func fetch(url, accept, encoding string) (time.Duration, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
