@@ -27,6 +27,9 @@ func Load(data []byte, filename string) (*Config, error) {
 		e := fromYAML(err, filename, 1, "")
 		return nil, e
 	}
+	if err := checkBudget(&root, filename); err != nil {
+		return nil, err
+	}
 	d := &decoder{file: filename, dir: filepath.Dir(filename), lines: map[string]int{}}
 	cfg := &Config{}
 	if n := resolve(&root); !isNull(n) {

@@ -32,36 +32,64 @@ type pair struct{ k, v *yaml.Node }
 // pairs lists a mapping's key/value pairs with merge keys (<<) expanded.
 // Explicit keys win over merged ones, and earlier merges over later ones,
 // as in YAML 1.1. Duplicate explicit keys are kept so callers can reject them.
+// Each merged mapping is visited once: a second visit could add no key, and
+// revisiting made a chain of repeated merges exponential (or endless, for a
+// mapping that merges itself).
 func pairs(n *yaml.Node) []pair {
-	var own, merged []pair
+	var own []pair
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!merge" {
-			own = append(own, pair{k, v})
-			continue
-		}
-		v = resolve(v)
-		srcs := []*yaml.Node{v}
-		if v.Kind == yaml.SequenceNode {
-			srcs = v.Content
-		}
-		for _, s := range srcs {
-			if s = resolve(s); s.Kind == yaml.MappingNode {
-				merged = append(merged, pairs(s)...)
-			}
+		if k := n.Content[i]; !isMerge(k) {
+			own = append(own, pair{k, n.Content[i+1]})
 		}
 	}
 	seen := make(map[string]bool, len(own))
 	for _, p := range own {
 		seen[p.k.Value] = true
 	}
-	for _, p := range merged {
-		if !seen[p.k.Value] {
-			seen[p.k.Value] = true
-			own = append(own, p)
+	visited := map[*yaml.Node]bool{n: true}
+	var merge func(m *yaml.Node)
+	merge = func(m *yaml.Node) {
+		for _, s := range mergeSources(m) {
+			if visited[s] {
+				continue
+			}
+			visited[s] = true
+			for i := 0; i+1 < len(s.Content); i += 2 {
+				if k := s.Content[i]; !isMerge(k) && !seen[k.Value] {
+					seen[k.Value] = true
+					own = append(own, pair{k, s.Content[i+1]})
+				}
+			}
+			merge(s)
 		}
 	}
+	merge(n)
 	return own
+}
+
+func isMerge(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge"
+}
+
+// mergeSources lists the mappings that m's merge keys name, in order.
+func mergeSources(m *yaml.Node) []*yaml.Node {
+	var out []*yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if !isMerge(m.Content[i]) {
+			continue
+		}
+		v := resolve(m.Content[i+1])
+		srcs := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			srcs = v.Content
+		}
+		for _, s := range srcs {
+			if s = resolve(s); s.Kind == yaml.MappingNode {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // copyNode deep-copies n with aliases resolved, so that secrets expanded in

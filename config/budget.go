@@ -1,0 +1,151 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Limits on a document once its aliases and merge keys are expanded, the
+// way the decoder visits it. A few hundred bytes of nested aliases can
+// stand for billions of nodes ("billion laughs"), and yaml.v3's own guard
+// against that only runs when it decodes into Go values: it never sees the
+// node tree this package walks (and copies, for secrets). No real config
+// comes near these limits: a fully featured target is about 100 nodes, so
+// maxNodes allows 10,000 of them; maxText is a hundred 1M-token prompts;
+// maxDepth is the depth yaml.v3 itself allows a document, so aliases cannot
+// nest deeper than a config could be written out.
+const (
+	maxNodes = 1_000_000
+	maxText  = 64 << 20 // bytes of scalar text
+	maxDepth = 10_000
+)
+
+// maxPathSegments cuts the field path in budget errors: past the config's
+// own fields (7 levels at most) it only lists list indexes.
+const maxPathSegments = 12
+
+// expanded is the size of a node with its aliases expanded.
+type expanded struct {
+	nodes, text, height int
+}
+
+// budget measures a document as if its aliases were expanded, in time
+// linear in the document: an anchored node is measured once, and each alias
+// to it then costs its measure. Only anchored nodes can be reached twice.
+type budget struct {
+	file string
+	seen map[*yaml.Node]*expanded // anchored nodes; nil while being measured
+	path []segment                // where measure is, for errors
+}
+
+type segment struct {
+	name string // a key, or "[i]"
+	line int    // of the key or item
+}
+
+// checkBudget returns an *Error if root, expanded, exceeds a limit or holds
+// an alias to a node that contains it. Call it before decoding.
+func checkBudget(root *yaml.Node, file string) error {
+	b := &budget{file: file, seen: map[*yaml.Node]*expanded{}}
+	_, err := b.measure(root, 0)
+	return err
+}
+
+func (b *budget) measure(n *yaml.Node, depth int) (expanded, error) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return b.alias(n, depth)
+	}
+	if n.Anchor != "" {
+		b.seen[n] = nil
+	}
+	size := expanded{nodes: 1, text: len(n.Value), height: 1}
+	for i, c := range n.Content {
+		pushed := b.push(n, i)
+		cs, err := b.measure(c, depth+1)
+		if err != nil {
+			return size, err
+		}
+		if pushed {
+			b.path = b.path[:len(b.path)-1]
+		}
+		size.nodes = min(size.nodes+cs.nodes, maxNodes+1)
+		size.text = min(size.text+cs.text, maxText+1)
+		size.height = max(size.height, cs.height+1)
+	}
+	if err := b.check(size, n); err != nil {
+		return size, err
+	}
+	if n.Anchor != "" {
+		b.seen[n] = &size
+	}
+	return size, nil
+}
+
+// alias costs what its anchor's node costs, wherever it appears.
+func (b *budget) alias(n *yaml.Node, depth int) (expanded, error) {
+	size, ok := b.seen[n.Alias]
+	switch {
+	case !ok: // not seen with yaml.v3, which defines anchors before aliases
+		return b.measure(n.Alias, depth)
+	case size == nil:
+		return expanded{}, b.errf(n, "alias *%s is inside the node it refers to (a cycle)", short(n.Value))
+	case depth+size.height > maxDepth:
+		return expanded{}, b.errf(n, "alias *%s nests this more than %d levels deep", short(n.Value), maxDepth)
+	}
+	return *size, nil
+}
+
+func (b *budget) check(size expanded, n *yaml.Node) error {
+	if size.nodes > maxNodes {
+		return b.errf(n, "more than %d YAML nodes once aliases and merge keys are expanded", maxNodes)
+	}
+	if size.text > maxText {
+		return b.errf(n, "more than %d MiB of text once aliases and merge keys are expanded", maxText>>20)
+	}
+	return nil
+}
+
+// push records the path to child i of n: a mapping's keys and values are
+// both at the key's name.
+func (b *budget) push(n *yaml.Node, i int) bool {
+	switch n.Kind {
+	case yaml.MappingNode:
+		k := n.Content[i&^1]
+		b.path = append(b.path, segment{k.Value, k.Line})
+	case yaml.SequenceNode:
+		b.path = append(b.path, segment{"[" + strconv.Itoa(i) + "]", n.Content[i].Line})
+	default:
+		return false
+	}
+	return true
+}
+
+// errf builds an *Error at the current path, cut to maxPathSegments.
+func (b *budget) errf(n *yaml.Node, format string, args ...any) error {
+	path, line := "", n.Line
+	for i, s := range b.path {
+		if i == maxPathSegments {
+			path += "…"
+			break
+		}
+		if path != "" && !strings.HasPrefix(s.name, "[") {
+			path += "."
+		}
+		path += s.name
+	}
+	if len(b.path) > 0 {
+		line = b.path[len(b.path)-1].line
+	}
+	return &Error{File: b.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// short cuts an anchor name for messages: yaml.v3 allows any length.
+func short(name string) string {
+	if len(name) > 32 {
+		return strings.ToValidUTF8(name[:32], "") + "…"
+	}
+	return name
+}
