@@ -1,7 +1,6 @@
 package collector
 
 import (
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +23,8 @@ var (
 		"The backend whose mapping is applied to the target (configured or detected).", []string{"target", "backend"}, nil)
 	descPassthroughDropped = prometheus.NewDesc("llm_prober_server_passthrough_series_dropped",
 		"Series matched by passthrough but not re-exported in the last scrape (over the cap or unrepresentable).", []string{"target"}, nil)
+	descDroppedSeries = prometheus.NewDesc("llm_prober_server_metrics_dropped_series_total",
+		"Series of the target left out of our /metrics because the exposition could not carry them, by reason (invalid, type_conflict, duplicate); counted once per scrape of the target.", []string{"target", "reason"}, nil)
 )
 
 // collect sends the target's health and, unless stale, its data.
@@ -52,63 +53,113 @@ func (s *scraper) collect(ch chan<- prometheus.Metric, now time.Time, g *ptGuard
 	if backend != "" && backend != "auto" {
 		send(ch, descBackendInfo, prometheus.GaugeValue, 1, name, backend)
 	}
-	if data == nil {
-		return
-	}
-	age := now.Sub(data.at)
-	send(ch, descDataAge, prometheus.GaugeValue, age.Seconds(), name)
-	if len(s.res) > 0 {
-		send(ch, descPassthroughDropped, prometheus.GaugeValue, float64(data.ptDropped), name)
-	}
-	if age > s.spec.staleAfter() {
-		return // old data must not pass for current
-	}
-	for _, smp := range data.samples {
-		lv := append([]string{name, data.backend}, smp.labels...)
-		if smp.hist != nil {
-			m, err := prometheus.NewConstHistogram(smp.fam.desc, smp.hist.count, smp.hist.sum, smp.hist.buckets, lv...)
-			sendMetric(ch, m, err)
-			continue
+	var d drops
+	if data != nil {
+		age := now.Sub(data.at)
+		send(ch, descDataAge, prometheus.GaugeValue, age.Seconds(), name)
+		if len(s.res) > 0 {
+			send(ch, descPassthroughDropped, prometheus.GaugeValue, float64(data.ptDropped), name)
 		}
-		vt := prometheus.GaugeValue
-		if smp.fam.kind == kindCounter {
-			vt = prometheus.CounterValue
+		if age <= s.spec.staleAfter() { // old data must not pass for current
+			d = s.emitData(ch, data, g)
 		}
-		send(ch, smp.fam.desc, vt, smp.value, lv...)
 	}
-	for _, pf := range data.pt {
-		help, ok := g.admit(pf)
-		if !ok {
-			continue
+	for r, v := range s.countDrops(data, d) {
+		if v > 0 {
+			send(ch, descDroppedSeries, prometheus.CounterValue, v, name, dropReasons[r])
 		}
-		for _, ps := range pf.series {
-			desc := prometheus.NewDesc(pf.name, help, ps.names, nil)
-			lv := append([]string{name}, ps.values[1:]...)
-			switch {
-			case ps.hist != nil:
-				m, err := prometheus.NewConstHistogram(desc, ps.hist.count, ps.hist.sum, ps.hist.buckets, lv...)
-				sendMetric(ch, m, err)
-			case ps.summary != nil:
-				m, err := prometheus.NewConstSummary(desc, ps.summary.count, ps.summary.sum, ps.summary.quantiles, lv...)
-				sendMetric(ch, m, err)
-			default:
-				send(ch, desc, valueType(pf.typ), ps.value, lv...)
+	}
+}
+
+// countDrops adds the drops of snapshot data to the target's counter once
+// per snapshot: the counter then follows the target's scrapes, not how
+// often we are scraped. A later Collect may drop more of the same
+// snapshot (another target's clashing family appeared), hence the max.
+func (s *scraper) countDrops(data *snapshot, d drops) [numDropReasons]float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if data != nil && data == s.data {
+		for r, n := range d {
+			if n > s.dropsCounted[r] {
+				s.ctr.dropped[r] += float64(n - s.dropsCounted[r])
+				s.dropsCounted[r] = n
 			}
 		}
+	}
+	return s.ctr.dropped
+}
+
+// emitData sends the re-exported series of a fresh snapshot and returns
+// how many it had to drop, by reason.
+func (s *scraper) emitData(ch chan<- prometheus.Metric, data *snapshot, g *ptGuard) drops {
+	var d drops
+	name := s.spec.name
+	for _, smp := range data.samples {
+		lv := append([]string{name, data.backend}, smp.labels...)
+		var err error
+		if smp.hist != nil {
+			var m prometheus.Metric
+			m, err = prometheus.NewConstHistogram(smp.fam.desc, smp.hist.count, smp.hist.sum, smp.hist.buckets, lv...)
+			err = sendMetric(ch, m, err)
+		} else {
+			vt := prometheus.GaugeValue
+			if smp.fam.kind == kindCounter {
+				vt = prometheus.CounterValue
+			}
+			err = send(ch, smp.fam.desc, vt, smp.value, lv...)
+		}
+		if err != nil {
+			d[dropInvalid]++ // e.g. a model label that is not UTF-8
+		}
+	}
+	for i := range data.pt {
+		pf := &data.pt[i]
+		help, reason, ok := g.family(pf)
+		if !ok {
+			d[reason] += len(pf.series)
+			continue
+		}
+		for j := range pf.series {
+			ps := &pf.series[j]
+			if reason, ok := g.series(pf, ps, name); !ok {
+				d[reason]++
+				continue
+			}
+			if emitPassthrough(ch, pf, help, ps, name) != nil {
+				d[dropInvalid]++
+			}
+		}
+	}
+	return d
+}
+
+func emitPassthrough(ch chan<- prometheus.Metric, pf *ptFamily, help string, ps *ptSeries, target string) error {
+	desc := prometheus.NewDesc(pf.name, help, ps.names, nil)
+	lv := append([]string{target}, ps.values[1:]...)
+	switch {
+	case ps.hist != nil:
+		m, err := prometheus.NewConstHistogram(desc, ps.hist.count, ps.hist.sum, ps.hist.buckets, lv...)
+		return sendMetric(ch, m, err)
+	case ps.summary != nil:
+		m, err := prometheus.NewConstSummary(desc, ps.summary.count, ps.summary.sum, ps.summary.quantiles, lv...)
+		return sendMetric(ch, m, err)
+	default:
+		return send(ch, desc, valueType(pf.typ), ps.value, lv...)
 	}
 }
 
 // send drops a metric that cannot be built (e.g. a label value that is not
 // UTF-8) rather than failing the whole gather.
-func send(ch chan<- prometheus.Metric, d *prometheus.Desc, vt prometheus.ValueType, v float64, lv ...string) {
+func send(ch chan<- prometheus.Metric, d *prometheus.Desc, vt prometheus.ValueType, v float64, lv ...string) error {
 	m, err := prometheus.NewConstMetric(d, vt, v, lv...)
-	sendMetric(ch, m, err)
+	return sendMetric(ch, m, err)
 }
 
-func sendMetric(ch chan<- prometheus.Metric, m prometheus.Metric, err error) {
+func sendMetric(ch chan<- prometheus.Metric, m prometheus.Metric, err error) error {
 	if err == nil {
 		ch <- m
 	}
+	return err
 }
 
 func valueType(t dto.MetricType) prometheus.ValueType {
@@ -126,50 +177,4 @@ func boolFloat(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// ptGuard keeps passthrough families from different targets consistent
-// within one Collect: the registry fails the whole gather when a name has
-// two helps, two types, or clashes with a histogram's _sum/_count/_bucket.
-type ptGuard struct {
-	fams map[string]ptKind
-}
-
-type ptKind struct {
-	typ  dto.MetricType
-	help string
-}
-
-func newPTGuard() *ptGuard { return &ptGuard{fams: map[string]ptKind{}} }
-
-// admit returns the help to use for pf, or false if pf would clash.
-func (g *ptGuard) admit(pf ptFamily) (string, bool) {
-	if k, ok := g.fams[pf.name]; ok {
-		return k.help, k.typ == pf.typ
-	}
-	for _, suf := range []string{"_sum", "_count", "_bucket"} {
-		if base, ok := strings.CutSuffix(pf.name, suf); ok && isComplex(g.fams, base) {
-			return "", false
-		}
-		if isComplexType(pf.typ) {
-			if _, ok := g.fams[pf.name+suf]; ok {
-				return "", false
-			}
-		}
-	}
-	help := pf.help
-	if help == "" {
-		help = "Passed through from the target's own /metrics."
-	}
-	g.fams[pf.name] = ptKind{typ: pf.typ, help: help}
-	return help, true
-}
-
-func isComplex(fams map[string]ptKind, name string) bool {
-	k, ok := fams[name]
-	return ok && isComplexType(k.typ)
-}
-
-func isComplexType(t dto.MetricType) bool {
-	return t == dto.MetricType_HISTOGRAM || t == dto.MetricType_SUMMARY
 }

@@ -128,15 +128,11 @@ func ptLabelName(n string) string {
 func ptSeriesFrom(t dto.MetricType, met *dto.Metric) (ptSeries, bool) {
 	lps := append([]*dto.LabelPair(nil), met.GetLabel()...)
 	sort.Slice(lps, func(i, j int) bool { return lps[i].GetName() < lps[j].GetName() })
+	// Names that sanitising collapses onto one are left for the guard to
+	// drop and count, with every other way a series can be unexportable.
 	s := ptSeries{names: []string{"target"}, values: []string{""}}
-	seen := map[string]bool{"target": true}
 	for _, lp := range lps {
-		n := ptLabelName(lp.GetName())
-		if n == "" || seen[n] {
-			return s, false // two source labels collapsed onto one name
-		}
-		seen[n] = true
-		s.names = append(s.names, n)
+		s.names = append(s.names, ptLabelName(lp.GetName()))
 		s.values = append(s.values, lp.GetValue())
 	}
 	switch t {

@@ -25,6 +25,7 @@ const backendUnknown = "unknown"
 type counters struct {
 	scrapes  float64
 	failures map[string]float64
+	dropped  [numDropReasons]float64
 }
 
 func newCounters() *counters {
@@ -37,7 +38,7 @@ func newCounters() *counters {
 
 // clone copies c; the caller must own c (its scraper has exited).
 func (c *counters) clone() *counters {
-	n := &counters{scrapes: c.scrapes, failures: make(map[string]float64, len(c.failures))}
+	n := &counters{scrapes: c.scrapes, failures: make(map[string]float64, len(c.failures)), dropped: c.dropped}
 	for r, v := range c.failures {
 		n.failures[r] = v
 	}
@@ -69,6 +70,8 @@ type scraper struct {
 	lastReason string
 	lastDur    time.Duration
 	data       *snapshot
+	// dropsCounted is what ctr.dropped already holds of data's drops.
+	dropsCounted drops
 }
 
 func newScraper(spec *targetSpec, client *http.Client, ctr *counters, logger log.Logger) *scraper {
@@ -131,7 +134,7 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 		s.lastOK, s.lastReason = false, serr.reason
 	} else {
 		snap.at = time.Now()
-		s.lastOK, s.lastReason, s.data = true, "", snap
+		s.lastOK, s.lastReason, s.data, s.dropsCounted = true, "", snap, drops{}
 	}
 	s.mu.Unlock()
 
