@@ -84,6 +84,11 @@ func (d *decoder) decodeCustom(n *yaml.Node, v reflect.Value, path string) error
 	}
 	if hc, ok := v.Addr().Interface().(*config.HTTPClientConfig); ok {
 		hc.SetDirectory(d.dir)
+		// prometheus/common follows redirects by default; a probe must
+		// not (a redirected POST comes back as a GET, or from elsewhere).
+		if _, set := d.lines[path+".follow_redirects"]; !set {
+			hc.FollowRedirects = false
+		}
 	}
 	return nil
 }

@@ -55,7 +55,9 @@ func Load(data []byte, filename string) (*Config, error) {
 }
 
 // preset gives targets the same HTTP client defaults as an explicit
-// http_client_config (follow_redirects, enable_http2) when it is omitted.
+// http_client_config when it is omitted: enable_http2 as prometheus/common
+// has it, but no redirects (see decodeCustom).
 func (t *Target) preset() {
 	t.HTTPClientConfig = config.DefaultHTTPClientConfig
+	t.HTTPClientConfig.FollowRedirects = false
 }
