@@ -1,8 +1,6 @@
 package config
 
 import (
-	"crypto/sha256"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,9 +14,7 @@ import (
 type SafeConfig struct {
 	cur atomic.Pointer[Config]
 
-	mu     sync.Mutex // serialises Reload
-	sum    [sha256.Size]byte
-	loaded bool
+	mu sync.Mutex // serialises Reload
 
 	success     prometheus.Gauge
 	successTime prometheus.Gauge
@@ -48,31 +44,21 @@ func (s *SafeConfig) Get() *Config {
 	return s.cur.Load()
 }
 
-// Reload loads path. When the file's content is the same as at the last
-// successful load it does nothing and returns changed=false. On error the
-// previous configuration stays in place.
-func (s *SafeConfig) Reload(path string) (changed bool, err error) {
+// Reload loads path and, if it is valid, makes it the running
+// configuration. It always reads and decodes the file, even when its bytes
+// did not change: ${ENV} secrets may have, and what the caller applies
+// from it (an HTTP client whose ca_file was missing) may need repair. On
+// error the previous configuration stays in place.
+func (s *SafeConfig) Reload(path string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	data, err := os.ReadFile(path)
+	cfg, err := LoadFile(path)
 	if err != nil {
 		s.success.Set(0)
-		return false, err
-	}
-	sum := sha256.Sum256(data)
-	if s.loaded && sum == s.sum {
-		// What runs is what the file says, even if an attempt in between failed.
-		s.success.Set(1)
-		return false, nil
-	}
-	cfg, err := Load(data, path)
-	if err != nil {
-		s.success.Set(0)
-		return false, err
+		return err
 	}
 	s.cur.Store(cfg)
-	s.sum, s.loaded = sum, true
 	s.success.Set(1)
 	s.successTime.Set(float64(s.now().UnixNano()) / 1e9)
-	return true, nil
+	return nil
 }

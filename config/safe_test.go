@@ -38,20 +38,30 @@ func TestSafeConfigReload(t *testing.T) {
 	}
 
 	write(minimal)
-	if changed, err := s.Reload(path); !changed || err != nil {
-		t.Fatalf("first load: changed=%v err=%v", changed, err)
+	if err := s.Reload(path); err != nil {
+		t.Fatalf("first load: %v", err)
 	}
-	first := s.Get()
 	gauges(1, 1700000000)
 
-	if changed, err := s.Reload(path); changed || err != nil {
-		t.Fatalf("unchanged file: changed=%v err=%v", changed, err)
+	// An unchanged file is decoded again: ${ENV} secrets may have changed.
+	t.Setenv("SAFE_TEST_TOKEN", "first")
+	write(minimal + "    http_client_config:\n      authorization:\n        credentials: ${SAFE_TEST_TOKEN}\n")
+	if err := s.Reload(path); err != nil {
+		t.Fatal(err)
 	}
+	t.Setenv("SAFE_TEST_TOKEN", "second")
+	if err := s.Reload(path); err != nil {
+		t.Fatalf("unchanged file: %v", err)
+	}
+	if got := string(s.Get().Targets[0].HTTPClientConfig.Authorization.Credentials); got != "second" {
+		t.Errorf("secret after reloading an unchanged file %q, want the new environment's", got)
+	}
+	first := s.Get()
 
 	write(minimal + "    timeout: 1h\n")
 	s.now = func() time.Time { return time.Unix(1700000100, 0) }
-	if changed, err := s.Reload(path); changed || err == nil {
-		t.Fatalf("bad file: changed=%v err=%v", changed, err)
+	if err := s.Reload(path); err == nil {
+		t.Fatal("bad file: no error")
 	}
 	if s.Get() != first {
 		t.Error("a failed reload replaced the config")
@@ -59,15 +69,15 @@ func TestSafeConfigReload(t *testing.T) {
 	gauges(0, 1700000000)
 
 	write(minimal + "    interval: 10s\n")
-	if changed, err := s.Reload(path); !changed || err != nil {
-		t.Fatalf("good change: changed=%v err=%v", changed, err)
+	if err := s.Reload(path); err != nil {
+		t.Fatalf("good change: %v", err)
 	}
 	if got := s.Get().Targets[0].Interval.String(); got != "10s" {
 		t.Errorf("interval after reload %s", got)
 	}
 	gauges(1, 1700000100)
 
-	if _, err := s.Reload(filepath.Join(t.TempDir(), "missing.yml")); err == nil {
+	if err := s.Reload(filepath.Join(t.TempDir(), "missing.yml")); err == nil {
 		t.Error("missing file: no error")
 	}
 	gauges(0, 1700000100)

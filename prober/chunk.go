@@ -53,6 +53,38 @@ type parsed struct {
 	generated bool   // the chunk carries generated output (TTFT/ITL point)
 	finish    string
 	usage     *usage
+
+	buf []byte // content of a chunk with several choices, while it is built
+}
+
+// addContent appends one choice's answer text. A chunk of many choices is
+// joined in a buffer, linear in the event's size (appending strings would
+// copy the text per choice), and stops growing at MaxOutputBytes, all that
+// a probe keeps of the answer.
+func (p *parsed) addContent(v string) {
+	if v == "" {
+		return
+	}
+	p.generated = true
+	switch {
+	case p.content == "" && p.buf == nil:
+		p.content = v // the common single-choice chunk: no copy
+	case len(p.content)+len(p.buf) >= MaxOutputBytes:
+	default:
+		if p.buf == nil {
+			p.buf = append(make([]byte, 0, 2*(len(p.content)+len(v))), p.content...)
+			p.content = ""
+		}
+		p.buf = append(p.buf, v...)
+	}
+}
+
+// done moves built content into content, so that both decoders return
+// the same value.
+func (p *parsed) done() {
+	if p.buf != nil {
+		p.content, p.buf = string(p.buf), nil
+	}
 }
 
 // parseChunk decodes one chunk. The common, well-formed chunk takes the
@@ -79,9 +111,8 @@ func parseChunkJSON(data []byte) (parsed, error) {
 		// Reasoning counts as generated (it is what the user waits for) but
 		// is not part of the answer that validators check.
 		for _, s := range []*string{ch.Text, ch.Delta.Content} {
-			if s != nil && *s != "" {
-				p.generated = true
-				p.content += *s
+			if s != nil {
+				p.addContent(*s)
 			}
 		}
 		for _, s := range []*string{ch.Delta.ReasoningContent, ch.Delta.Reasoning} {
@@ -96,6 +127,7 @@ func parseChunkJSON(data []byte) (parsed, error) {
 			p.finish = *ch.FinishReason
 		}
 	}
+	p.done()
 	return p, nil
 }
 
@@ -155,6 +187,7 @@ func scanChunk(data []byte) (parsed, bool) {
 	if !ok || s.i != len(s.b) {
 		return parsed{}, false
 	}
+	p.done()
 	return p, true
 }
 
@@ -463,12 +496,8 @@ func (s *chunkScanner) choices(p *parsed) bool {
 		if !ok {
 			return false
 		}
-		for _, v := range [2]string{text, content} {
-			if v != "" {
-				p.generated = true
-				p.content += v
-			}
-		}
+		p.addContent(text)
+		p.addContent(content)
 		if finish != "" {
 			p.finish = finish
 		}

@@ -85,10 +85,8 @@ func (h *History) Observe(r *Result) { h.Add(r, nil, false) }
 
 // Add records a finished probe with its log lines (may be nil).
 func (h *History) Add(r *Result, log []string, onDemand bool) {
-	e := &HistoryEntry{Result: *r, ITL: summariseITL(r.ITL), End: h.now(), OnDemand: onDemand}
-	e.Result.ITL = nil
+	e := &HistoryEntry{Result: *r.summary(), ITL: summariseITL(r.ITL), End: h.now(), OnDemand: onDemand}
 	e.Result.Err = nil
-	e.Result.trace = nil // it holds the debug log buffer
 	e.Result.Output = truncateBytes(r.Output, historyOutputBytes)
 	e.Result.SLOViolations = slices.Clone(r.SLOViolations)
 	e.Result.ValidationFailures = slices.Clone(r.ValidationFailures)

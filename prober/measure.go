@@ -37,10 +37,6 @@ func interTokenLatencies(arrivals []arrival) []time.Duration {
 	return out
 }
 
-// MaxITLGaps bounds the per-token gaps kept for one probe, far above any
-// sensible max_tokens.
-const MaxITLGaps = 1 << 16
-
 // timePerOutputToken is (E2EL − TTFT) / (n − 1), and 0 when n ≤ 1, as in
 // vllm bench serve.
 func timePerOutputToken(e2el, ttft time.Duration, outputTokens int) time.Duration {

@@ -99,8 +99,13 @@ func checkResponse(resp *http.Response) error {
 			return fail(ReasonHTTP5xx, err)
 		case resp.StatusCode >= 400:
 			return fail(ReasonHTTP4xx, err)
-		default: // 1xx, or a 3xx not followed (follow_redirects off, or too many)
-			return fail(ReasonOther, fmt.Errorf("HTTP %d (redirect to %q not followed): %s", resp.StatusCode, resp.Header.Get("Location"), msg))
+		case resp.StatusCode >= 300:
+			// Not followed: another server answering would not be this
+			// target's health, and must not receive its credentials.
+			return fail(ReasonRedirect, fmt.Errorf("HTTP %d redirect to %q not followed (set the target's URL to where it points): %s",
+				resp.StatusCode, truncate(resp.Header.Get("Location"), 256), msg))
+		default: // 1xx
+			return fail(ReasonOther, err)
 		}
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
@@ -135,6 +140,7 @@ func readStream(body io.Reader, r *Result) error {
 		sawDone    bool
 		sawFinish  bool
 		last       *usage
+		events     int
 	)
 	var now time.Duration
 	for {
@@ -143,7 +149,10 @@ func readStream(body io.Reader, r *Result) error {
 		now = max(r.elapsed(), now)
 		if err != nil {
 			if errors.Is(err, errLineTooLong) {
-				return fail(ReasonMalformedChunk, err)
+				return err
+			}
+			if events == 0 && sse.foreign != "" {
+				return fail(ReasonMalformedChunk, fmt.Errorf("body is not Server-Sent Events, though sent as text/event-stream: %q", sse.foreign))
 			}
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				r.E2EL = now
@@ -153,6 +162,7 @@ func readStream(body io.Reader, r *Result) error {
 			// a deadline which reasonOf turns into timeout).
 			return fail(ReasonStreamBroken, fmt.Errorf("reading stream: %w", err))
 		}
+		events++
 		if string(data) == "[DONE]" {
 			sawDone = true
 			r.E2EL = now
@@ -184,6 +194,9 @@ func readStream(body io.Reader, r *Result) error {
 		if len(arrivals) == 0 {
 			r.TTFT, r.HasTTFT = now, true
 			r.tracef("first token", "elapsed", now)
+		}
+		if len(arrivals) == MaxContentChunks {
+			return errTooManyChunks
 		}
 		arrivals = append(arrivals, arrival{at: now, tokens: tokens})
 		if output.Len() < MaxOutputBytes {

@@ -52,7 +52,7 @@ func TestStreamOutcomes(t *testing.T) {
 		{"reasoning counts as generated", events(`data: {"choices":[{"delta":{"reasoning_content":"hmm"}}]}`+"\n\n", contentEvent("a"), doneEvent), "", ReasonNone, 2},
 		{"tool calls count as generated", events(`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"name":"f"}}]}}]}`+"\n\n", doneEvent), "", ReasonNone, 1},
 		{"json content type", events(`{"error":{"message":"nope"}}`), "application/json", ReasonNotEventStream, 0},
-		{"oversized line", events("data: " + strings.Repeat("x", MaxLineBytes+10) + "\n\n"), "", ReasonMalformedChunk, 0},
+		{"oversized line", events("data: " + strings.Repeat("x", MaxLineBytes+10) + "\n\n"), "", ReasonLimitExceeded, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -110,7 +110,7 @@ func TestHTTPFailures(t *testing.T) {
 		status int
 		reason Reason
 	}{
-		{307, ReasonOther}, {400, ReasonHTTP4xx}, {401, ReasonHTTP4xx}, {404, ReasonHTTP4xx},
+		{307, ReasonRedirect}, {400, ReasonHTTP4xx}, {401, ReasonHTTP4xx}, {404, ReasonHTTP4xx},
 		{429, ReasonRateLimited}, {500, ReasonHTTP5xx}, {503, ReasonHTTP5xx},
 	}
 	for _, c := range cases {

@@ -26,11 +26,13 @@ const (
 	ReasonRateLimited    Reason = "rate_limited"     // 429
 	ReasonHTTP5xx        Reason = "http_5xx"         // 5xx before the stream started
 	ReasonNotEventStream Reason = "not_event_stream" // 2xx whose Content-Type is not text/event-stream
-	ReasonMalformedChunk Reason = "malformed_chunk"  // an event that is not valid JSON, or an oversized line
+	ReasonMalformedChunk Reason = "malformed_chunk"  // an event that is not valid JSON, or a body that is not SSE
 	ReasonStreamError    Reason = "stream_error"     // an error object inside the stream
 	ReasonStreamBroken   Reason = "stream_broken"    // connection ended mid-stream without [DONE] or finish_reason
 	ReasonEmptyOutput    Reason = "empty_output"     // stream completed without generated content
 	ReasonValidation     Reason = "validation"       // output failed a configured validator
+	ReasonRedirect       Reason = "redirect"         // a 3xx not followed; the location is in the error
+	ReasonLimitExceeded  Reason = "limit_exceeded"   // the response passed a fixed cap (limits.go)
 	ReasonOther          Reason = "other"            // anything else (bad request build, unknown transport error)
 )
 
@@ -38,7 +40,8 @@ const (
 var Reasons = []Reason{
 	ReasonDNS, ReasonConnect, ReasonTLS, ReasonTimeout, ReasonHTTP4xx,
 	ReasonRateLimited, ReasonHTTP5xx, ReasonNotEventStream, ReasonMalformedChunk,
-	ReasonStreamError, ReasonStreamBroken, ReasonEmptyOutput, ReasonValidation, ReasonOther,
+	ReasonStreamError, ReasonStreamBroken, ReasonEmptyOutput, ReasonValidation, ReasonRedirect,
+	ReasonLimitExceeded, ReasonOther,
 }
 
 // probeError is a failure with its classification.

@@ -2,9 +2,6 @@ package prober
 
 import "time"
 
-// MaxOutputBytes bounds the generated text kept for validators and debug.
-const MaxOutputBytes = 64 << 10
-
 // Result is everything one probe measured. Durations are measured from the
 // moment the request was handed to the HTTP client.
 type Result struct {
@@ -54,3 +51,11 @@ func (r *Result) elapsed() time.Duration {
 
 // Success reports whether the probe produced a complete, valid stream.
 func (r *Result) Success() bool { return r.Reason == ReasonNone }
+
+// summary is r without what only the probe itself needs (the per-token
+// gaps, the answer, the connection, the trace), for keeping after it.
+func (r *Result) summary() *Result {
+	s := *r
+	s.ITL, s.Output, s.trace, s.conn = nil, "", nil, nil
+	return &s
+}

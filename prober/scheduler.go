@@ -35,13 +35,16 @@ type Scheduler struct {
 	userAgent string
 	observe   Observer
 
+	// applyMu serialises Apply, which alone writes jobs and clients and
+	// may wait for stopping probes; mu guards only the swap of jobs, so
+	// that readers (readiness, the status page) never wait on a probe.
+	applyMu sync.Mutex
 	mu      sync.Mutex
 	jobs    map[jobKey]*job
 	clients map[string]*targetClient
-	// slots caps probes in flight globally. Atomic, not under mu: Apply
-	// holds mu while it waits for removed jobs to stop.
+	// slots caps probes in flight globally.
 	slots   atomic.Pointer[chan struct{}]
-	running bool
+	running atomic.Bool
 	ctx     context.Context
 	cancel  context.CancelFunc
 }
@@ -81,8 +84,8 @@ func NewScheduler(logger log.Logger, metrics *Metrics, userAgent string, observe
 // changed ones start at a random phase; removed ones stop and their series
 // are deleted.
 func (s *Scheduler) Apply(cfg *config.Config) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
 	if p := s.slots.Load(); p == nil || cap(*p) != cfg.Global.MaxConcurrentProbes {
 		// In-flight probes keep their slot on the old channel; the new cap
 		// applies from the next probe on.
@@ -107,12 +110,18 @@ func (s *Scheduler) Apply(cfg *config.Config) {
 			want[k] = &job{target: t, module: m, client: clients[t.Name]}
 		}
 	}
+	// Cancel every removed or changed job at once, then wait: their
+	// series may go only when no probe of theirs can record again.
+	var stopped []*job
 	for k, j := range s.jobs {
-		if want[k] == j {
-			continue
+		if want[k] != j {
+			j.cancel()
+			stopped = append(stopped, j)
 		}
-		j.stop()
-		if nj, ok := want[k]; !ok || nj.target.Model != j.target.Model {
+	}
+	for _, j := range stopped {
+		<-j.done
+		if nj, ok := want[jobKey{j.target.Name, j.module.Name}]; !ok || nj.target.Model != j.target.Model {
 			s.metrics.Delete(j.target.Name, j.target.Model, j.module.Name)
 		}
 	}
@@ -123,20 +132,17 @@ func (s *Scheduler) Apply(cfg *config.Config) {
 		s.metrics.InitSchedule(j.target, j.module)
 		s.start(j)
 	}
+	s.mu.Lock()
 	s.jobs = want
+	s.mu.Unlock()
 	s.clients = clients
-	s.running = true
+	s.running.Store(true)
 }
 
 func (s *Scheduler) start(j *job) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	j.cancel, j.done = cancel, make(chan struct{})
 	go s.loop(ctx, j)
-}
-
-func (j *job) stop() {
-	j.cancel()
-	<-j.done
 }
 
 func (s *Scheduler) loop(ctx context.Context, j *job) {
@@ -203,7 +209,7 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) boo
 	end := time.Now()
 	s.metrics.Record(r, end)
 	j.mu.Lock()
-	j.last = r
+	j.last = r.summary()
 	j.mu.Unlock()
 	if s.observe != nil {
 		s.observe(r)
@@ -238,9 +244,7 @@ func (s *Scheduler) Stop(timeout time.Duration) bool {
 
 // Running reports whether a config has been applied (for /-/ready).
 func (s *Scheduler) Running() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.running && s.ctx.Err() == nil
+	return s.running.Load() && s.ctx.Err() == nil
 }
 
 // Status is the state of one job, for the landing page.

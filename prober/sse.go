@@ -4,15 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 )
-
-// MaxLineBytes bounds one SSE line so that a hostile or broken server
-// cannot make the prober buffer without limit.
-const MaxLineBytes = 1 << 20
-
-var errLineTooLong = fmt.Errorf("SSE line longer than %d bytes", MaxLineBytes)
 
 // sseReader yields the data payload of each Server-Sent Event. It follows
 // the SSE framing rules that matter for OpenAI-compatible servers: data
@@ -23,6 +16,9 @@ type sseReader struct {
 	r    *bufio.Reader
 	long []byte // spill buffer for lines longer than the bufio buffer
 	data []byte // data of the event being assembled
+	// foreign is the first line that is no SSE field (an HTML error page
+	// sent as text/event-stream, say), kept short for the error message.
+	foreign string
 }
 
 func newSSEReader(r io.Reader) *sseReader {
@@ -60,7 +56,13 @@ func (s *sseReader) next() ([]byte, error) {
 			}
 		}
 		if string(field) != "data" {
-			continue // event:, id:, retry: carry nothing we measure
+			// event:, id:, retry: carry nothing we measure; SSE ignores
+			// unknown fields too, but remembers one to explain a stream
+			// that turns out to hold no events.
+			if s.foreign == "" && !isSSEField(field) {
+				s.foreign = truncate(string(line), 80)
+			}
+			continue
 		}
 		if hasData {
 			s.data = append(s.data, '\n')
@@ -95,6 +97,14 @@ func (s *sseReader) readLine() ([]byte, error) {
 		return nil, err
 	}
 	return trimEOL(line), nil
+}
+
+func isSSEField(f []byte) bool {
+	switch string(f) {
+	case "event", "id", "retry":
+		return true
+	}
+	return false
 }
 
 func trimEOL(b []byte) []byte {

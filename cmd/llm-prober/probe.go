@@ -54,6 +54,11 @@ type app struct {
 }
 
 func (f *proberFlags) run() int {
+	// First of all: SIGHUP's default action would kill the process. One
+	// that comes during start-up is served after the first load.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	logger, baseLogger, err := newLogger(f.logLevel, f.logFormat)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -96,9 +101,6 @@ func (f *proberFlags) run() int {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- web.ListenAndServe(srv, f.web, slogFrom(baseLogger)) }()
 
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	code := 0
 loop:
 	for {
@@ -133,21 +135,19 @@ loop:
 	return code
 }
 
-// reload loads the config file and applies it when it changed. On any
+// reload loads the config file and applies it. On any
 // error the running config stays in place.
 func (a *app) reload() error {
 	// SIGHUP and /-/reload may race; the scheduler and collector must end
 	// up on the config that SafeConfig holds.
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
-	changed, err := a.safe.Reload(a.configFile)
-	if err != nil {
+	if err := a.safe.Reload(a.configFile); err != nil {
 		return err
 	}
-	if !changed {
-		level.Debug(a.logger).Log("msg", "config file unchanged, nothing to reload")
-		return nil
-	}
+	// Applied even when the file did not change: unchanged targets keep
+	// running untouched, and those whose HTTP client failed to build get
+	// another try.
 	cfg := a.safe.Get()
 	a.scheduler.Apply(cfg)
 	a.servers.Apply(cfg.Targets)

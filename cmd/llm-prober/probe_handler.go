@@ -83,6 +83,12 @@ func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 	res := prober.RunWithOptions(ctx, client, t, m, id, "llm-prober/"+version.Version, prober.RunOptions{Trace: trace})
 	cancel()
 	end := time.Now()
+	if r.Context().Err() != nil {
+		// The caller left: the probe was cut by us, not failed by the
+		// target, and must not push real failures out of the history.
+		level.Debug(debugLog).Log("msg", "on-demand probe abandoned by its caller", "err", r.Context().Err())
+		return
+	}
 
 	reg := prometheus.NewRegistry()
 	metrics := prober.NewMetrics(reg)
@@ -128,7 +134,9 @@ func probeTimeout(target time.Duration, h http.Header) time.Duration {
 		return target
 	}
 	secs, err := strconv.ParseFloat(v, 64)
-	if err != nil || secs <= 0 {
+	// !(secs > 0) also refuses NaN; a value above the target's timeout
+	// (Inf, 1e300) cannot shorten it and would overflow a Duration.
+	if err != nil || !(secs > 0) || secs >= target.Seconds()+scrapeTimeoutOffset.Seconds() {
 		return target
 	}
 	scrape := time.Duration(secs * float64(time.Second))

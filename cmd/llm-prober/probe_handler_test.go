@@ -100,9 +100,11 @@ func TestProbeTimeoutFromScrape(t *testing.T) {
 	if got := probeTimeout(time.Second, h); got != time.Second {
 		t.Errorf("target shorter than scrape: %s", got)
 	}
-	h.Set("X-Prometheus-Scrape-Timeout-Seconds", "junk")
-	if got := probeTimeout(5*time.Second, h); got != 5*time.Second {
-		t.Errorf("bad header: %s", got)
+	for _, v := range []string{"junk", "NaN", "Inf", "+Inf", "-Inf", "1e300", "-1", "0", "9223372037"} {
+		h.Set("X-Prometheus-Scrape-Timeout-Seconds", v)
+		if got := probeTimeout(5*time.Second, h); got != 5*time.Second {
+			t.Errorf("header %q: %s, want the target's 5s", v, got)
+		}
 	}
 }
 

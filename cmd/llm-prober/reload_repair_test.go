@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-kit/log"
+
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prober"
+)
+
+func sseServer(tls bool) *httptest.Server {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n")
+	})
+	if tls {
+		return httptest.NewTLSServer(h)
+	}
+	return httptest.NewServer(h)
+}
+
+// A target whose CA file is missing at start fails its probes; once the
+// file exists, a reload of the very same config file repairs it.
+func TestReloadRepairsClientOfUnchangedConfig(t *testing.T) {
+	srv := sseServer(true)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	ca, file := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "llm-prober.yml")
+	writeConfig(t, file, fmt.Sprintf(configTemplate, fmt.Sprintf(
+		"  - {name: a, url: %q, model: mock-model, modules: [chat], http_client_config: {tls_config: {ca_file: %q}}}\n", srv.URL, ca)))
+	p := startProber(t, "--config.file="+file)
+	failures := `llm_prober_probe_failures_total{model="mock-model",module="chat",reason="other",target="a"}`
+	p.waitFor(10*time.Second, func() bool { return p.metric(failures) >= 1 })
+
+	writeConfig(t, ca, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
+	if code, body := p.do("POST", "/-/reload"); code != 200 {
+		t.Fatalf("reload: %d %s", code, body)
+	}
+	p.waitFor(10*time.Second, func() bool {
+		return p.metric(`llm_prober_last_probe_success{model="mock-model",module="chat",target="a"}`) == 1
+	})
+}
+
+// SIGHUP during start-up is a reload request, never the default action
+// that would kill the process.
+func TestSIGHUPDuringStartup(t *testing.T) {
+	url := sseServer(false)
+	t.Cleanup(url.Close)
+	var targets strings.Builder
+	for i := range 300 { // a config that takes a while to load and apply
+		targets.WriteString(targetYAML(fmt.Sprintf("t%d", i), url.URL))
+	}
+	file := filepath.Join(t.TempDir(), "llm-prober.yml")
+	writeConfig(t, file, strings.Replace(fmt.Sprintf(configTemplate, targets.String()), "interval: 1s", "interval: 1h", 1))
+	addr := freeAddr(t)
+	logs, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	cmd := exec.Command(binary, "--web.listen-address="+addr, "--config.file="+file)
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.Process.Signal(syscall.Signal(0)) == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	// Signals from the first line the process logs (the Go runtime runs
+	// by then) until it serves: all of its start-up.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Millisecond) {
+		select {
+		case err := <-exited:
+			t.Fatalf("the prober exited during start-up on SIGHUP: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not ready within 60s")
+		}
+		if st, err := logs.Stat(); err != nil || st.Size() == 0 {
+			continue
+		}
+		_ = cmd.Process.Signal(syscall.SIGHUP)
+		if resp, err := http.Get("http://" + addr + "/-/ready"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+	}
+}
+
+// A /probe whose caller leaves is not a target failure: it must not push
+// real failures out of the history.
+func TestProbeAbandonedByCallerNotRecorded(t *testing.T) {
+	stalled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	t.Cleanup(stalled.Close)
+	file := filepath.Join(t.TempDir(), "llm-prober.yml")
+	writeConfig(t, file, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", stalled.URL)), "{interval: 1s, timeout: 1s}", "{interval: 1m, timeout: 30s}", 1))
+	a := &app{logger: log.NewNopLogger(), safe: config.NewSafeConfig(nil), probeSlots: make(chan struct{}, 1),
+		history: prober.NewHistory(10, 10)}
+	if err := a.safe.Reload(file); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(a.handleProbe))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/probe?target=a", nil)
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatal("the probe answered before the caller left")
+	}
+	// The handler returns once it notices; then its slot is free.
+	for deadline := time.Now().Add(10 * time.Second); len(a.probeSlots) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the handler did not return after its caller left")
+		}
+	}
+	if got := a.history.Recent(); len(got) != 0 {
+		t.Errorf("an abandoned probe was recorded: %+v", got[0].Result)
+	}
+}
