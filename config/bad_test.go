@@ -64,6 +64,8 @@ var badConfigs = map[string]string{
 	"url_scheme":                         `8: targets[0].url: url "ftp://127.0.0.1:8000" must start with http:// or https://`,
 	"url_unparseable":                    `8: targets[0].url: invalid url: missing ']' in host`,
 	"url_query":                          `8: targets[0].url: url must not have a ?query; put credentials in http_client_config and headers in http_client_config.http_headers`,
+	"url_v1":                             `8: targets[0].url: url "https://api.example.com/v1/" ends in /v1: drop it, llm-prober adds /v1/chat/completions or /v1/completions itself`,
+	"url_endpoint":                       `8: targets[0].url: url "http://vllm:8000/v1/chat/completions" ends in /v1/chat/completions: drop it, llm-prober adds /v1/chat/completions or /v1/completions itself`,
 	"url_userinfo":                       `8: targets[0].url: url must not contain credentials; use http_client_config.basic_auth or authorization`,
 	"wrong_kind":                         `6: targets: expected a list, got "everything"`,
 	"wrong_scalar_type":                  "2: global.max_concurrent_probes: cannot unmarshal !!str `lots` into int",

@@ -76,6 +76,10 @@ func (c *checker) url(path string, t *Target) error {
 		return c.errf(path, "url %q has no host", t.RedactedURL())
 	case u.Fragment != "":
 		return c.errf(path, "url must not have a #fragment")
+	case apiSuffix(u.Path) != "":
+		// The prober appends the endpoint to the URL: a base URL copied
+		// from an OpenAI SDK (".../v1") would probe /v1/v1/chat/completions.
+		return c.errf(path, "url %q ends in %s: drop it, llm-prober adds /v1/chat/completions or /v1/completions itself", t.RedactedURL(), apiSuffix(u.Path))
 	case u.RawQuery != "" || u.ForceQuery:
 		// Paths are appended to the URL, and a query (often an API key)
 		// would be mangled and shown on /config.
@@ -83,6 +87,17 @@ func (c *checker) url(path string, t *Target) error {
 	}
 	t.URL = strings.TrimRight(t.URL, "/")
 	return nil
+}
+
+// apiSuffix returns the OpenAI API path that path ends in, if any.
+func apiSuffix(path string) string {
+	path = strings.TrimRight(path, "/")
+	for _, s := range []string{"/v1/chat/completions", "/v1/completions", "/v1"} {
+		if len(path) >= len(s) && strings.EqualFold(path[len(path)-len(s):], s) {
+			return path[len(path)-len(s):]
+		}
+	}
+	return ""
 }
 
 func (c *checker) targetModules(path string, t *Target, cfg *Config) error {
