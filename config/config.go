@@ -15,6 +15,8 @@ type Config struct {
 	Global  Global             `yaml:"global"`
 	Modules map[string]*Module `yaml:"modules"`
 	Targets []*Target          `yaml:"targets"`
+
+	src source // for CheckFiles
 }
 
 // Global holds defaults and process-wide limits.

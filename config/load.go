@@ -51,6 +51,7 @@ func Load(data []byte, filename string) (*Config, error) {
 	if err := c.config(cfg); err != nil {
 		return nil, err
 	}
+	cfg.src = source{file: filename, lines: fileFieldLines(d.lines)}
 	return cfg, nil
 }
 
