@@ -74,8 +74,7 @@ func (l testLogger) Println(v ...any) { l.t.Log(v...) }
 func TestHostileSeriesNeverBreakTheExposition(t *testing.T) {
 	a := serve(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, hostileA) })
 	b := serve(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, hostileB) })
-	m := NewManager(nil)
-	t.Cleanup(m.Stop)
+	m := newManager(t)
 	reg := prometheus.NewRegistry() // as cmd/llm-prober builds it
 	reg.MustRegister(m)
 	ta, tb := target("a", a.URL), target("b", b.URL)

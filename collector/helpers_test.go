@@ -58,10 +58,19 @@ func target(name, url string) *config.Target {
 	}
 }
 
+// newManager returns a Manager whose scrapers start at once instead of at
+// a random phase, stopped when the test ends.
+func newManager(t *testing.T, opts ...Option) *Manager {
+	t.Helper()
+	m := NewManager(nil, opts...)
+	m.phase = func(time.Duration) time.Duration { return 0 }
+	t.Cleanup(m.Stop)
+	return m
+}
+
 func newTestManager(t *testing.T) (*Manager, *prometheus.Registry) {
 	t.Helper()
-	m := NewManager(nil)
-	t.Cleanup(m.Stop)
+	m := newManager(t)
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(m)
 	return m, reg

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -9,9 +10,9 @@ import (
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
-	pconfig "github.com/prometheus/common/config"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/httpclient"
 )
 
 // Manager runs one scraper per target with server_metrics.enabled and
@@ -21,6 +22,10 @@ type Manager struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	now    func() time.Time // replaced in tests
+	// phase delays a new scraper's first scrape; replaced in tests.
+	phase     func(interval time.Duration) time.Duration
+	slots     chan struct{} // caps scrapes in flight across targets
+	keepAlive time.Duration
 
 	applyMu  sync.Mutex
 	mu       sync.Mutex
@@ -31,12 +36,17 @@ type Manager struct {
 var _ prometheus.Collector = (*Manager)(nil)
 
 // NewManager returns a Manager with no targets; call Apply to start some.
-func NewManager(logger log.Logger) *Manager {
+func NewManager(logger log.Logger, opts ...Option) *Manager {
 	if logger == nil {
 		logger = log.NewNopLogger()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Manager{logger: logger, ctx: ctx, cancel: cancel, now: time.Now, scrapers: map[string]*scraper{}}
+	m := &Manager{logger: logger, ctx: ctx, cancel: cancel, now: time.Now, phase: randomPhase, scrapers: map[string]*scraper{}}
+	defaultOptions(m)
+	for _, o := range opts {
+		o(m)
+	}
+	return m
 }
 
 // Apply makes the running scrapers match targets: new or changed targets
@@ -60,6 +70,9 @@ func (m *Manager) Apply(targets []*config.Target) {
 	m.applyMu.Lock()
 	defer m.applyMu.Unlock()
 
+	// Clients of the running scrapers are offered first, so that an
+	// unchanged setting keeps its client and open connections.
+	clients := httpclient.NewSet(nil)
 	var stopped []*scraper
 	m.mu.Lock()
 	if m.stopped {
@@ -67,8 +80,12 @@ func (m *Manager) Apply(targets []*config.Target) {
 		return
 	}
 	for name, s := range m.scrapers {
-		if spec, ok := want[name]; ok && s.spec.equal(spec) {
-			delete(want, name) // unchanged: keep it running
+		clients.Offer(s.spec.http, m.keepAlive, s.client)
+		// A target whose client failed to build is retried on every
+		// Apply, changed or not: its CA file may be there now.
+		if spec, ok := want[name]; ok && s.spec.equal(spec) && s.clientErr == nil {
+			_, _ = clients.Get(spec.http, m.keepAlive) // still in use
+			delete(want, name)                         // unchanged: keep it running
 			continue
 		}
 		s.stop()
@@ -88,15 +105,19 @@ func (m *Manager) Apply(targets []*config.Target) {
 		return
 	}
 	for name, spec := range want {
-		client, err := pconfig.NewClientFromConfig(spec.http, "llm_prober")
+		client, err := clients.Get(spec.http, m.keepAlive)
 		if err != nil {
-			level.Error(m.logger).Log("msg", "Cannot build HTTP client; server metrics not scraped", "target", name, "err", err)
-			continue
+			// Scraped anyway: its scrapes fail visibly (client_config)
+			// until a reload repairs it.
+			err = fmt.Errorf("building HTTP client: %w", err)
+			level.Error(m.logger).Log("msg", "Cannot build HTTP client; server metrics scrapes fail until a reload", "target", name, "err", err)
 		}
-		s := newScraper(spec, client, old[name], m.logger)
+		s := newScraper(spec, client, err, old[name], m.logger)
+		s.slots = m.slots
 		m.scrapers[name] = s
-		s.start(m.ctx)
+		s.start(m.ctx, m.phase(spec.interval))
 	}
+	clients.CloseUnused()
 }
 
 // Stop stops every scraper and waits for them; Apply does nothing after.

@@ -7,23 +7,26 @@ import (
 	"errors"
 	"fmt"
 	"net"
+
+	"github.com/llm-prober/llm-prober/httpclient"
 )
 
 // Failure reasons: a fixed set so that scrape_failures_total stays bounded.
 const (
-	reasonTimeout    = "timeout"          // scrape timeout hit (connect, headers or body)
-	reasonConnect    = "connect"          // DNS, refused, reset, or the body broke off
-	reasonTLS        = "tls"              // handshake or certificate failure
-	reasonHTTPStatus = "http_status"      // any status other than 200
-	reasonTooLarge   = "too_large"        // body over MaxBodyBytes (after gunzip too)
-	reasonDecode     = "decode"           // bad gzip stream
-	reasonParse      = "parse"            // not the Prometheus text format (HTML, bad lines)
-	reasonDuplicate  = "duplicate_series" // the same series twice: we would export it twice
-	reasonOther      = "other"
+	reasonTimeout      = "timeout"          // scrape timeout hit (connect, headers or body)
+	reasonConnect      = "connect"          // DNS, refused, reset, or the body broke off
+	reasonTLS          = "tls"              // handshake or certificate failure
+	reasonHTTPStatus   = "http_status"      // any status other than 200
+	reasonTooLarge     = "too_large"        // body over MaxBodyBytes (after gunzip too)
+	reasonDecode       = "decode"           // bad gzip stream
+	reasonParse        = "parse"            // not the Prometheus text format (HTML, bad lines)
+	reasonDuplicate    = "duplicate_series" // the same series twice: we would export it twice
+	reasonClientConfig = "client_config"    // the HTTP client could not be built (e.g. unreadable ca_file)
+	reasonOther        = "other"
 )
 
 var allReasons = []string{reasonTimeout, reasonConnect, reasonTLS, reasonHTTPStatus,
-	reasonTooLarge, reasonDecode, reasonParse, reasonDuplicate, reasonOther}
+	reasonTooLarge, reasonDecode, reasonParse, reasonDuplicate, reasonClientConfig, reasonOther}
 
 // scrapeError is a failed scrape with its reason.
 type scrapeError struct {
@@ -51,6 +54,8 @@ func classify(err error) *scrapeError {
 		dnsErr  *net.DNSError
 	)
 	switch {
+	case errors.Is(err, httpclient.ErrRedirectRefused):
+		return &scrapeError{reasonHTTPStatus, err} // a 3xx we would not follow
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return &scrapeError{reasonTimeout, err}
 	case errors.As(err, &tlsRec), errors.As(err, &tlsCert), errors.As(err, &unkAuth),

@@ -108,7 +108,7 @@ func BenchmarkServerMetrics(b *testing.B) {
 				}
 				t.ServerMetrics.Passthrough = append(t.ServerMetrics.Passthrough, &config.Regexp{Regexp: r, Source: re})
 			}
-			s := newScraper(newSpec(t), nil, nil, log.NewNopLogger())
+			s := newScraper(newSpec(t), nil, nil, nil, log.NewNopLogger())
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			series := 0

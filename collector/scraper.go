@@ -56,12 +56,14 @@ type snapshot struct {
 
 // scraper fetches one target's exposition on its own ticker.
 type scraper struct {
-	spec   *targetSpec
-	client *http.Client
-	res    []*regexp.Regexp
-	logger log.Logger
-	cancel context.CancelFunc
-	done   chan struct{}
+	spec      *targetSpec
+	client    *http.Client  // shared with targets of the same client settings
+	clientErr error         // the client could not be built: every scrape fails
+	slots     chan struct{} // the Manager's cap on scrapes in flight
+	res       []*regexp.Regexp
+	logger    log.Logger
+	cancel    context.CancelFunc
+	done      chan struct{}
 
 	mu         sync.Mutex
 	ctr        *counters
@@ -74,11 +76,12 @@ type scraper struct {
 	dropsCounted drops
 }
 
-func newScraper(spec *targetSpec, client *http.Client, ctr *counters, logger log.Logger) *scraper {
+func newScraper(spec *targetSpec, client *http.Client, clientErr error, ctr *counters, logger log.Logger) *scraper {
 	if ctr == nil {
 		ctr = newCounters()
 	}
-	s := &scraper{spec: spec, client: client, ctr: ctr, logger: log.With(logger, "target", spec.name), done: make(chan struct{})}
+	s := &scraper{spec: spec, client: client, clientErr: clientErr, slots: make(chan struct{}, 1),
+		ctr: ctr, logger: log.With(logger, "target", spec.name), done: make(chan struct{})}
 	for _, src := range spec.passthrough {
 		re, err := anchor(src)
 		if err != nil {
@@ -90,17 +93,30 @@ func newScraper(spec *targetSpec, client *http.Client, ctr *counters, logger log
 	return s
 }
 
-func (s *scraper) start(parent context.Context) {
+// start runs the scraper's first scrape after phase, then every interval.
+func (s *scraper) start(parent context.Context, phase time.Duration) {
 	ctx, cancel := context.WithCancel(parent)
 	s.cancel = cancel
-	go s.run(ctx)
+	if s.clientErr != nil {
+		phase = 0 // nothing to spread: report the failure at once
+	}
+	go s.run(ctx, phase)
 }
 
 // stop cancels the scraper; wait for done outside any lock.
 func (s *scraper) stop() { s.cancel() }
 
-func (s *scraper) run(ctx context.Context) {
+func (s *scraper) run(ctx context.Context, phase time.Duration) {
 	defer close(s.done)
+	if phase > 0 {
+		t := time.NewTimer(phase)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
 	t := time.NewTicker(s.spec.interval)
 	defer t.Stop()
 	for {
@@ -114,8 +130,20 @@ func (s *scraper) run(ctx context.Context) {
 }
 
 func (s *scraper) scrapeOnce(ctx context.Context) {
-	start := time.Now()
-	body, serr := fetch(ctx, s.client, s.spec.url, s.spec.timeout, MaxBodyBytes)
+	var (
+		body []byte
+		serr *scrapeError
+	)
+	if s.clientErr != nil {
+		serr = &scrapeError{reasonClientConfig, s.clientErr}
+	} else if !acquire(ctx, s.slots) {
+		return // stopping
+	}
+	start := time.Now() // after the wait for a slot: that is not the target's time
+	if serr == nil {
+		body, serr = fetch(ctx, s.client, s.spec.url, s.spec.timeout, MaxBodyBytes)
+		<-s.slots
+	}
 	var snap *snapshot
 	if serr == nil {
 		snap, serr = s.process(body)
