@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/version"
@@ -20,9 +21,10 @@ func run(args []string) int {
 	app := kingpin.New("llm-prober", "Continuous synthetic prober and exporter for LLM inference servers.")
 	app.Version(version.Print("llm-prober"))
 	app.HelpFlag.Short('h')
+	app.UsageWriter(os.Stdout) // help asked for is output, not an error
 
 	var f proberFlags
-	serve := app.Command("probe", "Run the prober (default).").Default()
+	serve := app.Command("probe", "Run the prober (default). Other commands: see 'llm-prober help'.").Default()
 	serve.Flag("config.file", "Configuration file.").Default("llm-prober.yml").StringVar(&f.configFile)
 	serve.Flag("config.check", "Validate the configuration file, print the result and exit.").BoolVar(&f.configCheck)
 	serve.Flag("demo", "Probe a built-in mock vLLM server on loopback with a built-in config (ignores --config.file).").BoolVar(&f.demo)
@@ -39,7 +41,7 @@ func run(args []string) int {
 	mock := app.Command("mock-vllm", "Run only the mock vLLM server (for trying the prober, demos and tests).")
 	m.register(mock)
 
-	cmd, err := app.Parse(args)
+	cmd, err := app.Parse(helpForDefault(args, app))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "llm-prober: %v\n", err)
 		return 2
@@ -50,4 +52,24 @@ func run(args []string) int {
 	default:
 		return f.run()
 	}
+}
+
+// helpForDefault turns a bare --help (no command named) into help for the
+// default command, whose flags are what a user of the daemon looks for.
+func helpForDefault(args []string, app *kingpin.Application) []string {
+	help := false
+	for _, a := range args {
+		switch {
+		case a == "-h" || a == "--help":
+			help = true
+		case a == "--":
+			return args
+		case !strings.HasPrefix(a, "-") && app.GetCommand(a) != nil:
+			return args // a command was named: kingpin's own help for it
+		}
+	}
+	if !help {
+		return args
+	}
+	return []string{"help", "probe"}
 }
