@@ -95,7 +95,7 @@ func sloOverview() *dashboard.DashboardBuilder {
 			OverrideByRegexp("^SLO ", sloLineStyle)).
 		WithRow(row("Failures and probe volume")).
 		WithPanel(p.ts("Failures by reason",
-			"Failed probes per second by reason (dns, connect, tls, timeout, http_4xx, rate_limited, http_5xx, stream errors, validation, ...).",
+			"Failed probes per second by reason (dns, connect, tls, timeout_* by phase, http_4xx, rate_limited, http_5xx, stream errors, validation, ...).",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
 			q{expr: e(`sum by (target, model, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`), legend: "{{reason}} {{target}} {{model}}"})).
 		WithPanel(p.ts("SLO violations",

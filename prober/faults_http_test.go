@@ -51,7 +51,7 @@ func TestFaultHeadersNeverSent(t *testing.T) {
 	leakCheck(t)
 	url := handlerServer(t, func(_ http.ResponseWriter, r *http.Request) { waitDone(r) })
 	c := faultClient(t, commoncfg.DefaultHTTPClientConfig)
-	r := probeFault(t, c, url, chatModule(), time.Second, ReasonTimeout)
+	r := probeFault(t, c, url, chatModule(), time.Second, ReasonTimeoutHeaders)
 	if r.HTTPStatus != 0 {
 		t.Errorf("status %d without headers", r.HTTPStatus)
 	}
@@ -62,7 +62,7 @@ func TestFaultStallAfterHeaders(t *testing.T) {
 	leakCheck(t)
 	url := mockWithFault(t, mockvllm.FaultStall)
 	c := faultClient(t, commoncfg.DefaultHTTPClientConfig)
-	r := probeFault(t, c, url, chatModule(), time.Second, ReasonTimeout)
+	r := probeFault(t, c, url, chatModule(), time.Second, ReasonTimeoutFirstToken)
 	if r.HTTPStatus != http.StatusOK || r.HasTTFT {
 		t.Errorf("status %d, TTFT %v: want headers and no token", r.HTTPStatus, r.HasTTFT)
 	}
@@ -73,7 +73,7 @@ func TestFaultStallMidStream(t *testing.T) {
 	leakCheck(t)
 	url := mockWithFault(t, mockvllm.FaultStallMid)
 	c := faultClient(t, commoncfg.DefaultHTTPClientConfig)
-	r := probeFault(t, c, url, chatModule(), time.Second, ReasonTimeout)
+	r := probeFault(t, c, url, chatModule(), time.Second, ReasonTimeoutDecode)
 	if !r.HasTTFT {
 		t.Error("no first token before the stall")
 	}

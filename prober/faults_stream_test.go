@@ -60,7 +60,7 @@ func TestFaultNeverEndingKeepAlive(t *testing.T) {
 	leakCheck(t)
 	url := handlerServer(t, foreverHandler(": keep-alive\n\n", 5*time.Millisecond))
 	cl := faultClient(t, commoncfg.DefaultHTTPClientConfig)
-	r := probeFault(t, cl, url, chatModule(), time.Second, ReasonTimeout)
+	r := probeFault(t, cl, url, chatModule(), time.Second, ReasonTimeoutFirstToken)
 	if r.HasTTFT {
 		t.Error("a comment counted as a token")
 	}
@@ -158,7 +158,7 @@ func TestFaultSlowDrip(t *testing.T) {
 	t.Run("past timeout", func(t *testing.T) {
 		leakCheck(t)
 		cl := faultClient(t, commoncfg.DefaultHTTPClientConfig)
-		probeFault(t, cl, url, chatModule(), time.Duration(total/2)*perByte, ReasonTimeout)
+		probeFault(t, cl, url, chatModule(), time.Duration(total/2)*perByte, ReasonTimeoutDecode)
 		stillResponsive(t, cl)
 	})
 }

@@ -60,7 +60,7 @@ func TestFaultTLSHandshakeStall(t *testing.T) {
 	// Accepts TCP, never answers the ClientHello.
 	addr := rawServer(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
 	c := faultClient(t, commoncfg.DefaultHTTPClientConfig)
-	probeFault(t, c, "https://"+addr, chatModule(), time.Second, ReasonTimeout)
+	probeFault(t, c, "https://"+addr, chatModule(), time.Second, ReasonTimeoutConnect)
 	stillResponsive(t, c)
 }
 

@@ -12,7 +12,7 @@ func TestHistoryKeepsFailuresApart(t *testing.T) {
 	h := NewHistory(3, 2)
 	now := time.Unix(0, 0)
 	h.now = func() time.Time { now = now.Add(time.Second); return now }
-	h.Observe(&Result{ID: "f0", Reason: ReasonTimeout, Err: errors.New("slow")})
+	h.Observe(&Result{ID: "f0", Reason: ReasonTimeoutFirstToken, Err: errors.New("slow")})
 	for i := range 10 {
 		h.Observe(&Result{ID: fmt.Sprint("s", i), ITL: []time.Duration{3, 1, 2}})
 	}

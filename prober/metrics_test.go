@@ -80,7 +80,7 @@ func TestMetricsDelete(t *testing.T) {
 	m.Init("a", "m", "chat", time.Second, nil)
 	m.Init("b", "m", "chat", time.Second, nil)
 	m.Delete("a", "m", "chat")
-	m.Record(&Result{Target: "a", Model: "m", Module: "chat", Reason: ReasonTimeout}, time.Now())
+	m.Record(&Result{Target: "a", Model: "m", Module: "chat", Reason: ReasonTimeoutFirstToken}, time.Now())
 	m.Skip("a", "m", "chat", SkipOverlap)
 	if n, err := testutil.GatherAndCount(m, "llm_prober_probes_total"); err != nil || n != 1 {
 		t.Errorf("%d probes_total series after delete (%v), want 1", n, err)
@@ -148,7 +148,7 @@ func TestStalledScrapeDoesNotBlockRecord(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range 300 {
-			m.Record(&Result{Target: fmt.Sprintf("target-%05d", i), Model: "llama-3-8b", Module: "chat", Reason: ReasonTimeout}, time.Now())
+			m.Record(&Result{Target: fmt.Sprintf("target-%05d", i), Model: "llama-3-8b", Module: "chat", Reason: ReasonTimeoutFirstToken}, time.Now())
 		}
 	}()
 	select {

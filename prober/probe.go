@@ -28,8 +28,9 @@ func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, 
 	err := run(ctx, client, t, m, id, userAgent, r)
 	if err != nil {
 		r.Reason = reasonOf(ctx, err)
-		if r.Reason == ReasonTimeout && !errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("timeout: %w", err)
+		if r.Reason == reasonTimeout {
+			r.Reason = r.timeoutPhase()
+			err = fmt.Errorf("timeout %s: %w", timeoutPhases[r.Reason], err)
 		}
 		r.Err = err
 		r.tracef("probe failed", "reason", r.Reason, "err", err)
@@ -42,7 +43,7 @@ func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, 
 
 func run(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, id, userAgent string, r *Result) error {
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
-		r.conn = nil
+		r.conn, r.connected = nil, true
 		// An HTTP/2 connection carries other streams too: its latest read
 		// says nothing about this one's chunks.
 		if tc, ok := info.Conn.(interface{ ConnectionState() tls.ConnectionState }); ok &&

@@ -152,8 +152,8 @@ func TestTransportFailures(t *testing.T) {
 	srv := sseServer(t, "text/event-stream", []event{{raw: contentEvent("a")}, {delay: time.Hour, raw: doneEvent}})
 	start := time.Now()
 	r := runProbe(t, srv.URL, chatModule(), 200*time.Millisecond)
-	if r.Reason != ReasonTimeout {
-		t.Errorf("stall: reason %q (%v), want timeout", r.Reason, r.Err)
+	if r.Reason != ReasonTimeoutDecode {
+		t.Errorf("stall: reason %q (%v), want timeout_decode", r.Reason, r.Err)
 	}
 	if el := time.Since(start); el > 2*time.Second {
 		t.Errorf("stalled probe took %v to give up", el)

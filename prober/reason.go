@@ -21,7 +21,14 @@ const (
 	ReasonDNS            Reason = "dns"              // name resolution failed
 	ReasonConnect        Reason = "connect"          // TCP connect refused/unreachable
 	ReasonTLS            Reason = "tls"              // handshake or certificate verification failed
-	ReasonTimeout        Reason = "timeout"          // the probe's timeout expired at any phase
+	// The probe's timeout, by the phase it expired in: only the first two
+	// say the target is unreachable. An overloaded server accepts the
+	// request and sends headers at once, then queues it: that is
+	// timeout_first_token, as is a prefill too slow for the timeout.
+	ReasonTimeoutConnect    Reason = "timeout_connect"     // no connection (DNS, TCP, TLS) in time
+	ReasonTimeoutHeaders    Reason = "timeout_headers"     // connected, no response headers in time
+	ReasonTimeoutFirstToken Reason = "timeout_first_token" // headers, but no generated token in time
+	ReasonTimeoutDecode     Reason = "timeout_decode"      // tokens came, but the stream did not end in time
 	ReasonHTTP4xx        Reason = "http_4xx"         // 4xx other than 429 (bad model, auth, ...)
 	ReasonRateLimited    Reason = "rate_limited"     // 429
 	ReasonHTTP5xx        Reason = "http_5xx"         // 5xx before the stream started
@@ -38,7 +45,8 @@ const (
 
 // Reasons lists every failure reason, for pre-initialising counters.
 var Reasons = []Reason{
-	ReasonDNS, ReasonConnect, ReasonTLS, ReasonTimeout, ReasonHTTP4xx,
+	ReasonDNS, ReasonConnect, ReasonTLS, ReasonTimeoutConnect, ReasonTimeoutHeaders,
+	ReasonTimeoutFirstToken, ReasonTimeoutDecode, ReasonHTTP4xx,
 	ReasonRateLimited, ReasonHTTP5xx, ReasonNotEventStream, ReasonMalformedChunk,
 	ReasonStreamError, ReasonStreamBroken, ReasonEmptyOutput, ReasonValidation, ReasonRedirect,
 	ReasonLimitExceeded, ReasonOther,
@@ -55,6 +63,23 @@ func (e *probeError) Unwrap() error { return e.err }
 
 func fail(r Reason, err error) error { return &probeError{reason: r, err: err} }
 
+// reasonTimeout is a timeout before its phase is known; timeoutPhase
+// turns it into one of the exported timeout reasons.
+const reasonTimeout Reason = "timeout"
+
+// timeoutPhase names the phase a probe was in when its time ran out.
+func (r *Result) timeoutPhase() Reason {
+	switch {
+	case r.HasTTFT:
+		return ReasonTimeoutDecode
+	case r.HTTPStatus != 0:
+		return ReasonTimeoutFirstToken
+	case r.connected:
+		return ReasonTimeoutHeaders
+	}
+	return ReasonTimeoutConnect
+}
+
 // reasonOf returns the classification of err; transport errors that were
 // not classified where they happened are classified here.
 func reasonOf(ctx context.Context, err error) Reason {
@@ -63,7 +88,7 @@ func reasonOf(ctx context.Context, err error) Reason {
 	}
 	// The deadline wins over whatever error it caused (reset, EOF, ...).
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return ReasonTimeout
+		return reasonTimeout
 	}
 	var pe *probeError
 	if errors.As(err, &pe) {
@@ -84,7 +109,7 @@ func classifyTransport(err error) Reason {
 	var opErr *net.OpError
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
-		return ReasonTimeout
+		return reasonTimeout
 	case errors.As(err, &dnsErr):
 		return ReasonDNS
 	case errors.As(err, &certInvalid), errors.As(err, &unknownAuth), errors.As(err, &hostErr),
@@ -107,7 +132,15 @@ func classifyTransport(err error) Reason {
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
-		return ReasonTimeout
+		return reasonTimeout
 	}
 	return ReasonOther
+}
+
+// timeoutPhases says, in a probe's error, what a timeout came before.
+var timeoutPhases = map[Reason]string{
+	ReasonTimeoutConnect:    "before a connection was established",
+	ReasonTimeoutHeaders:    "before the response headers",
+	ReasonTimeoutFirstToken: "before the first token (queued, or a slow prefill)",
+	ReasonTimeoutDecode:     "during decoding, after the first token",
 }

@@ -37,6 +37,8 @@ type Result struct {
 
 	trace func(msg string, keyvals ...any) // RunOptions.Trace, may be nil
 	conn  *rxConn                          // the connection, if it has kernel receive times
+	// connected: the client got a connection (dialled, TLS done, or reused).
+	connected bool
 }
 
 // elapsed is the time from sending the request to the arrival of the data
