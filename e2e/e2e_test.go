@@ -169,13 +169,8 @@ func shortenAlerts(src string) string {
 }
 
 func TestEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
+	requireE2E(t)
 	root := repoRoot(t)
-	if _, err := os.Stat(filepath.Join(root, "cmd", "llm-prober")); err != nil {
-		t.Skip("cmd/llm-prober does not exist yet")
-	}
 	tmp := t.TempDir()
 	proberBin := filepath.Join(tmp, "llm-prober")
 	promBin := filepath.Join(tmp, "prometheus")

@@ -19,6 +19,16 @@ import (
 	"time"
 )
 
+// requireE2E skips tests that build Prometheus or promtool from source
+// (minutes on a cold machine) unless LLM_PROBER_E2E=1: `go test ./...`
+// stays fast and needs only Go; scripts/test.sh and CI set it.
+func requireE2E(t *testing.T) {
+	t.Helper()
+	if os.Getenv("LLM_PROBER_E2E") != "1" {
+		t.Skip("builds Prometheus from tools/go.mod; set LLM_PROBER_E2E=1 (scripts/test.sh does)")
+	}
+}
+
 // repoRoot is the main module's directory (the test runs in e2e/).
 func repoRoot(t *testing.T) string {
 	t.Helper()

@@ -27,9 +27,7 @@ func promtool(t *testing.T, args ...string) string {
 
 // TestRulesPromtool runs `promtool check rules` and `promtool test rules`.
 func TestRulesPromtool(t *testing.T) {
-	if testing.Short() {
-		t.Skip("promtool tests skipped in -short mode (the first run builds promtool from tools/go.mod)")
-	}
+	requireE2E(t)
 	promtool(t, "check", "rules", "alerts/llm-prober-rules.yml", "alerts/llm-prober-alerts.yml")
 	tests, err := filepath.Glob(filepath.Join(repoRoot(t), "alerts", "tests", "*.yml"))
 	if err != nil || len(tests) == 0 {

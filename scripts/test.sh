@@ -20,6 +20,7 @@ step "build promtool and prometheus (tools/go.mod)"
 mkdir -p .cache/bin
 go build -modfile=tools/go.mod -o .cache/bin/promtool github.com/prometheus/prometheus/cmd/promtool
 export PROMTOOL=$PWD/.cache/bin/promtool
+export LLM_PROBER_E2E=1 # the end-to-end tests that need Prometheus run too
 
 step "third-party OpenAI-compatible mock for the fault tests (@copilotkit/aimock, pinned)"
 npm ci --prefix prober/testdata/aimock --no-audit --no-fund --silent
