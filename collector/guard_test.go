@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/llm-prober/llm-prober/config"
-	"github.com/llm-prober/llm-prober/exposition"
+	"github.com/llm-prober/llm-prober/internal/exposition"
 )
 
 // hostileA and hostileB expose every kind of series that would make the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/llm-prober/llm-prober/exposition"
+	"github.com/llm-prober/llm-prober/internal/exposition"
 )
 
 // benchSchedules fills m with n schedules that have each run a few

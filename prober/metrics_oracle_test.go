@@ -16,7 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/llm-prober/llm-prober/exposition"
+	"github.com/llm-prober/llm-prober/internal/exposition"
 )
 
 // metricsAPI is what the scheduler calls on both implementations.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llm-prober/llm-prober/exposition"
+	"github.com/llm-prober/llm-prober/internal/exposition"
 )
 
 type scheduleKey struct{ target, model, module string }

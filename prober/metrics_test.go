@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/llm-prober/llm-prober/exposition"
+	"github.com/llm-prober/llm-prober/internal/exposition"
 )
 
 func recordedRegistry() prometheus.Gatherer {
