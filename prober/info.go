@@ -30,7 +30,7 @@ func (ti *TargetInfo) Collect(ch chan<- prometheus.Metric) {
 	}
 	extra := cfg.LabelKeys()
 	names := append([]string{"target", "model", "url", "backend"}, extra...)
-	desc := prometheus.NewDesc(namespace+"_target_info",
+	desc := prometheus.NewDesc("llm_prober_target_info",
 		"Static facts about a configured target, value 1; user labels from the target's labels: block.", names, nil)
 	for _, t := range cfg.Targets {
 		values := []string{t.Name, t.Model, t.RedactedURL(), string(t.Backend)}

@@ -22,8 +22,6 @@ var (
 	ScheduleDelayBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 )
 
-const namespace = "llm_prober"
-
 // Native buckets on the same series as the classic ones: growth factor
 // 1.09 (schema 3), at most 100 buckets, a fresh start at most hourly.
 const (
@@ -51,9 +49,9 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		schedules: map[scheduleKey]*schedule{},
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: namespace, Name: "probes_in_flight",
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "llm_prober_probes_in_flight",
 			Help: "Probes currently running."}),
-		scheduleDelay: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: namespace, Name: "schedule_delay_seconds",
+		scheduleDelay: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "llm_prober_schedule_delay_seconds",
 			Help:    "How late probes started after their scheduled slot (timer lateness, waiting for a max_concurrent_probes slot); a growing tail means the prober is short of CPU or slots.",
 			Buckets: ScheduleDelayBuckets, NativeHistogramBucketFactor: 1.1, NativeHistogramMaxBucketNumber: nativeMaxBuckets,
 			NativeHistogramMinResetDuration: nativeMinReset}),

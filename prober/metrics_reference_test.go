@@ -26,6 +26,9 @@ type refMetrics struct {
 	scheduleDelay                               prometheus.Histogram
 }
 
+// namespace prefixes the oracle's names; the product spells each name out.
+const namespace = "llm_prober"
+
 func refHistogram(name, help string, buckets []float64) *prometheus.HistogramVec {
 	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: namespace, Name: name, Help: help, Buckets: buckets,

@@ -17,10 +17,10 @@ import (
 type Reason string
 
 const (
-	ReasonNone           Reason = ""
-	ReasonDNS            Reason = "dns"              // name resolution failed
-	ReasonConnect        Reason = "connect"          // TCP connect refused/unreachable
-	ReasonTLS            Reason = "tls"              // handshake or certificate verification failed
+	ReasonNone    Reason = ""
+	ReasonDNS     Reason = "dns"     // name resolution failed
+	ReasonConnect Reason = "connect" // TCP connect refused/unreachable
+	ReasonTLS     Reason = "tls"     // handshake or certificate verification failed
 	// The probe's timeout, by the phase it expired in: only the first two
 	// say the target is unreachable. An overloaded server accepts the
 	// request and sends headers at once, then queues it: that is
@@ -29,18 +29,18 @@ const (
 	ReasonTimeoutHeaders    Reason = "timeout_headers"     // connected, no response headers in time
 	ReasonTimeoutFirstToken Reason = "timeout_first_token" // headers, but no generated token in time
 	ReasonTimeoutDecode     Reason = "timeout_decode"      // tokens came, but the stream did not end in time
-	ReasonHTTP4xx        Reason = "http_4xx"         // 4xx other than 429 (bad model, auth, ...)
-	ReasonRateLimited    Reason = "rate_limited"     // 429
-	ReasonHTTP5xx        Reason = "http_5xx"         // 5xx before the stream started
-	ReasonNotEventStream Reason = "not_event_stream" // 2xx whose Content-Type is not text/event-stream
-	ReasonMalformedChunk Reason = "malformed_chunk"  // an event that is not valid JSON, or a body that is not SSE
-	ReasonStreamError    Reason = "stream_error"     // an error object inside the stream
-	ReasonStreamBroken   Reason = "stream_broken"    // connection ended mid-stream without [DONE] or finish_reason
-	ReasonEmptyOutput    Reason = "empty_output"     // stream completed without generated content
-	ReasonValidation     Reason = "validation"       // output failed a configured validator
-	ReasonRedirect       Reason = "redirect"         // a 3xx not followed; the location is in the error
-	ReasonLimitExceeded  Reason = "limit_exceeded"   // the response passed a fixed cap (limits.go)
-	ReasonOther          Reason = "other"            // anything else (bad request build, unknown transport error)
+	ReasonHTTP4xx           Reason = "http_4xx"            // 4xx other than 429 (bad model, auth, ...)
+	ReasonRateLimited       Reason = "rate_limited"        // 429
+	ReasonHTTP5xx           Reason = "http_5xx"            // 5xx before the stream started
+	ReasonNotEventStream    Reason = "not_event_stream"    // 2xx whose Content-Type is not text/event-stream
+	ReasonMalformedChunk    Reason = "malformed_chunk"     // an event that is not valid JSON, or a body that is not SSE
+	ReasonStreamError       Reason = "stream_error"        // an error object inside the stream
+	ReasonStreamBroken      Reason = "stream_broken"       // connection ended mid-stream without [DONE] or finish_reason
+	ReasonEmptyOutput       Reason = "empty_output"        // stream completed without generated content
+	ReasonValidation        Reason = "validation"          // output failed a configured validator
+	ReasonRedirect          Reason = "redirect"            // a 3xx not followed; the location is in the error
+	ReasonLimitExceeded     Reason = "limit_exceeded"      // the response passed a fixed cap (limits.go)
+	ReasonOther             Reason = "other"               // anything else (bad request build, unknown transport error)
 )
 
 // Reasons lists every failure reason, for pre-initialising counters.
