@@ -1,6 +1,7 @@
 package prober
 
 import (
+	"context"
 	"compress/gzip"
 	"io"
 	"net"
@@ -158,7 +159,18 @@ func TestFaultSlowDrip(t *testing.T) {
 	t.Run("past timeout", func(t *testing.T) {
 		leakCheck(t)
 		cl := faultClient(t, commoncfg.DefaultHTTPClientConfig)
-		probeFault(t, cl, url, chatModule(), time.Duration(total/2)*perByte, ReasonTimeoutDecode)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(total/2)*perByte)
+		defer cancel()
+		// Half the stream: usually past the first event, but a loaded
+		// machine may drip slower; the phase must match what was seen.
+		r := Run(ctx, cl, testTarget(url), chatModule(), "drip", "test")
+		want := ReasonTimeoutFirstToken
+		if r.HasTTFT {
+			want = ReasonTimeoutDecode
+		}
+		if r.Reason != want {
+			t.Errorf("reason %q (TTFT seen: %v), want %q", r.Reason, r.HasTTFT, want)
+		}
 		stillResponsive(t, cl)
 	})
 }
