@@ -1,8 +1,8 @@
 package prober
 
 import (
-	"context"
 	"compress/gzip"
+	"context"
 	"io"
 	"net"
 	"net/http"
