@@ -5,7 +5,9 @@
 //
 // The targets point at a trivial, fast SSE server in this process (spread
 // over a few listeners on 127.0.0.1), so the prober process measured is
-// the prober alone.
+// the prober alone. With -server-metrics, every target also has
+// server_metrics enabled and serves a real vLLM /metrics, and the run
+// reports how the scrapes were spread and how many ran at once.
 package main
 
 import (
@@ -32,7 +34,10 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-var saveMetrics *string
+var (
+	saveMetrics *string
+	scrapes     *scrapeLog // nil unless -server-metrics
+)
 
 func main() {
 	var (
@@ -44,7 +49,18 @@ func main() {
 		servers  = flag.Int("servers", 0, "SSE listeners the targets are spread over (default: one per target, as in a fleet)")
 	)
 	saveMetrics = flag.String("save-metrics", "", "save each size's /metrics text as PREFIX.N.prom")
+	var (
+		serverMetrics = flag.Bool("server-metrics", false, "enable server_metrics on every target (scraped at the probe interval)")
+		metricsFile   = flag.String("metrics-file", "../collector/testdata/vllm-v1-assembled.prom", "exposition each target serves on /metrics")
+		metricsDelay  = flag.Duration("metrics-delay", 20*time.Millisecond, "time a target takes to answer /metrics")
+	)
 	flag.Parse()
+	if *serverMetrics {
+		var err error
+		if scrapes, err = newScrapeLog(*metricsFile, *metricsDelay); err != nil {
+			fatal(err)
+		}
+	}
 	if *duration == 0 {
 		*duration = 2 * *interval
 	}
@@ -62,10 +78,17 @@ func main() {
 		if err != nil {
 			fatal(err)
 		}
-		go func() { _ = http.Serve(ln, sseHandler(*tokens)) }()
+		h := sseHandler(*tokens)
+		if scrapes != nil {
+			mux := http.NewServeMux()
+			mux.Handle("/", h)
+			mux.Handle("/metrics", scrapes.handler(i))
+			h = mux
+		}
+		go func() { _ = http.Serve(ln, h) }()
 		urls = append(urls, "http://"+ln.Addr().String())
 	}
-	fmt.Printf("# scale interval=%v duration=%v tokens=%d load=%s\n", *interval, *duration, *tokens, loadavg())
+	fmt.Printf("# scale interval=%v duration=%v tokens=%d server-metrics=%v load=%s\n", *interval, *duration, *tokens, *serverMetrics, loadavg())
 	// Per target: RSS, Go heap in use and goroutine stacks (KB), goroutines.
 	// /metrics: OpenMetrics size, plain/gzip; render: gzip OpenMetrics,
 	// then gzip protobuf size and render.
@@ -127,7 +150,11 @@ func writeConfig(file string, n int, urls []string, interval time.Duration, toke
 	fmt.Fprintf(&b, "modules:\n  chat:\n    api: chat\n    messages: [{role: user, content: hi}]\n    max_tokens: %d\n    ignore_eos: true\n", tokens)
 	b.WriteString("targets:\n")
 	for i := range n {
-		fmt.Fprintf(&b, "  - {name: t%05d, url: %q, model: m, modules: [chat]}\n", i, urls[i%len(urls)])
+		sm := ""
+		if scrapes != nil {
+			sm = ", server_metrics: {enabled: true}"
+		}
+		fmt.Fprintf(&b, "  - {name: t%05d, url: %q, model: m, modules: [chat]%s}\n", i, urls[i%len(urls)], sm)
 	}
 	return os.WriteFile(file, b.Bytes(), 0o644)
 }
@@ -146,6 +173,10 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 		return err
 	}
 	addr := freeAddr()
+	started := time.Now()
+	if scrapes != nil {
+		scrapes.reset(started)
+	}
 	cmd := exec.Command(binary, "--config.file="+cfg, "--web.listen-address="+addr, "--log.level=warn")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -163,8 +194,11 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 		time.Sleep(time.Second)
 		peak = max(peak, procRSS(pid))
 	}
-	cpu := procCPU(pid) - cpu0
+	cpuAll := procCPU(pid)
+	cpu := cpuAll - cpu0
 	wall := time.Since(t0)
+	// Since start too: scrapes that all fire at start fall before ready.
+	cpuSinceStart := cpuAll.Seconds() / time.Since(started).Seconds()
 
 	steady := peak
 	// The delay histogram first: a render of /metrics at 10,000 targets
@@ -229,6 +263,9 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 		single(fams["go_memstats_stack_inuse_bytes"])/float64(n)/1024, single(fams["go_goroutines"])/float64(n),
 		float64(size)/1e6, float64(omGz)/1e6, float64(omTime.Milliseconds()), float64(pbGz)/1e6, float64(pbTime.Milliseconds()),
 		p50+"/"+p99+"/"+top, within)
+	if scrapes != nil {
+		scrapes.report(n, interval, cpuSinceStart)
+	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	return nil
 }
