@@ -35,28 +35,17 @@ func soak(o options) error {
 	if err := os.WriteFile(cfgFile, []byte(renderConfig(o, mockURL, closed, 0)), 0o600); err != nil {
 		return err
 	}
-	listen, err := closedPort()
-	if err != nil {
-		return err
-	}
 	logFile, err := os.Create(filepath.Join(dir, "prober.log"))
 	if err != nil {
 		return err
 	}
 	defer logFile.Close()
-	cmd := exec.Command(o.prober, "--config.file="+cfgFile, "--web.listen-address="+listen)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
+	proc, err := startProber(o.prober, cfgFile, logFile)
+	if err != nil {
 		return err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-	}()
-	base := "http://" + listen
+	defer proc.kill()
+	cmd, exited, base := proc.cmd, proc.exited, proc.base
 	if err := waitReady(base, exited); err != nil {
 		return err
 	}
