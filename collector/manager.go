@@ -50,8 +50,9 @@ func NewManager(logger log.Logger, opts ...Option) *Manager {
 }
 
 // Apply makes the running scrapers match targets: new or changed targets
-// get a fresh scraper (a changed one keeps its counters), unchanged ones
-// keep running untouched, and removed ones stop and lose their series.
+// get a fresh scraper (a changed one keeps its counters and last data),
+// unchanged ones keep running untouched, and removed ones stop and lose
+// their series.
 func (m *Manager) Apply(targets []*config.Target) {
 	want := map[string]*targetSpec{}
 	for _, t := range targets {
@@ -95,9 +96,9 @@ func (m *Manager) Apply(targets []*config.Target) {
 	m.mu.Unlock()
 	wait(stopped)
 
-	old := make(map[string]*counters, len(stopped))
+	old := make(map[string]*scraper, len(stopped))
 	for _, s := range stopped {
-		old[s.spec.name] = s.ctr.clone()
+		old[s.spec.name] = s
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -112,8 +113,10 @@ func (m *Manager) Apply(targets []*config.Target) {
 			err = fmt.Errorf("building HTTP client: %w", err)
 			level.Error(m.logger).Log("msg", "Cannot build HTTP client; server metrics scrapes fail until a reload", "target", name, "err", err)
 		}
-		s := newScraper(spec, client, err, old[name], m.logger)
-		s.slots = m.slots
+		s := newScraper(spec, client, err, m.slots, m.logger)
+		if o := old[name]; o != nil {
+			s.inherit(o)
+		}
 		m.scrapers[name] = s
 		s.start(m.ctx, m.phase(spec.interval))
 	}

@@ -155,3 +155,22 @@ func TestSpecEqualIgnoresProxyFunc(t *testing.T) {
 		t.Error("passthrough change not detected")
 	}
 }
+
+// A changed target's new scraper starts at a random phase; until then the
+// target keeps its last data instead of losing its series.
+func TestChangedTargetKeepsDataUntilItsPhase(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(goodBody)) })
+	m, reg := newTestManager(t)
+	m.Apply([]*config.Target{target("a", srv.URL)})
+	waitScrapes(t, m, "a", 1)
+	m.phase = func(time.Duration) time.Duration { return time.Hour }
+	changed := target("a", srv.URL)
+	changed.ServerMetrics.Timeout = model.Duration(6 * time.Second)
+	m.Apply([]*config.Target{changed})
+	if got := series(t, reg, "llm_prober_server_requests_running", map[string]string{"target": "a"}); len(got) != 1 {
+		t.Errorf("after a config change, requests_running = %v, want the last data", got)
+	}
+	if got := series(t, reg, "llm_prober_server_scrape_success", map[string]string{"target": "a"}); len(got) != 1 || got[0].GetGauge().GetValue() != 1 {
+		t.Errorf("after a config change, scrape_success = %v, want the last scrape's 1", got)
+	}
+}

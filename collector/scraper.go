@@ -36,7 +36,7 @@ func newCounters() *counters {
 	return c
 }
 
-// clone copies c; the caller must own c (its scraper has exited).
+// clone copies c; the caller holds its scraper's mu.
 func (c *counters) clone() *counters {
 	n := &counters{scrapes: c.scrapes, failures: make(map[string]float64, len(c.failures)), dropped: c.dropped}
 	for r, v := range c.failures {
@@ -76,12 +76,9 @@ type scraper struct {
 	dropsCounted drops
 }
 
-func newScraper(spec *targetSpec, client *http.Client, clientErr error, ctr *counters, logger log.Logger) *scraper {
-	if ctr == nil {
-		ctr = newCounters()
-	}
-	s := &scraper{spec: spec, client: client, clientErr: clientErr, slots: make(chan struct{}, 1),
-		ctr: ctr, logger: log.With(logger, "target", spec.name), done: make(chan struct{})}
+func newScraper(spec *targetSpec, client *http.Client, clientErr error, slots chan struct{}, logger log.Logger) *scraper {
+	s := &scraper{spec: spec, client: client, clientErr: clientErr, slots: slots,
+		ctr: newCounters(), logger: log.With(logger, "target", spec.name), done: make(chan struct{})}
 	for _, src := range spec.passthrough {
 		re, err := anchor(src)
 		if err != nil {
@@ -91,6 +88,19 @@ func newScraper(spec *targetSpec, client *http.Client, clientErr error, ctr *cou
 		s.res = append(s.res, re)
 	}
 	return s
+}
+
+// inherit takes over the counters and last data of o, the scraper s
+// replaces after a config change, so that the change neither resets
+// rate() nor blanks the target's series until s first scrapes at its
+// phase (the data still goes stale as any other). o has exited, but a
+// Collect may still be counting its drops, hence the lock.
+func (s *scraper) inherit(o *scraper) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s.ctr = o.ctr.clone()
+	s.ran, s.lastOK, s.lastReason, s.lastDur = o.ran, o.lastOK, o.lastReason, o.lastDur
+	s.data, s.dropsCounted = o.data, o.dropsCounted
 }
 
 // start runs the scraper's first scrape after phase, then every interval.
