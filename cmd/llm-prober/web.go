@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/version"
 
 	"github.com/llm-prober/llm-prober/internal/exposition"
@@ -20,8 +21,9 @@ func (a *app) routes(reg *prometheus.Registry, metrics *prober.Metrics, metricsP
 	mux := http.NewServeMux()
 	// The per-schedule series are written straight from the store (a
 	// gather of 10,000 targets' series would take seconds); OpenMetrics
-	// is offered for exemplars (probe ids) on histogram buckets.
-	mux.Handle(metricsPath, exposition.Handler(reg, metrics, promhttpLogger{a}))
+	// is offered for exemplars (probe ids) on histogram buckets. The
+	// handler counts its scrapes as promhttp's own handler does.
+	mux.Handle(metricsPath, promhttp.InstrumentMetricHandler(reg, exposition.Handler(reg, metrics, promhttpLogger{a})))
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "Healthy")
 	})

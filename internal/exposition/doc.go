@@ -8,11 +8,15 @@
 // family is written series by series into a reused buffer, and a histogram is
 // a few slices of integers.
 //
-// The output is checked against client_golang's own by the tests of this
-// package and of package prober: the same observations give the same
-// protobuf messages and the same text lines. Three differences remain: series
-// come in the caller's order, native-histogram exemplars are not kept (the
-// classic buckets' exemplars are, and Prometheus falls back to those), and
-// a native histogram's scheduled reset happens at its next observation
-// rather than on a timer.
+// Handler serves it as promhttp.HandlerFor does (format negotiation with
+// the name-escaping scheme, gzip, Vary, the name[] filter). The output is
+// checked against client_golang's by the tests of this package and of
+// package prober: the same observations give byte-identical text and
+// OpenMetrics from promhttp and the same protobuf messages, hostile HELP
+// text and label values included. Four differences remain: the text forms
+// of protobuf are answered with text 0.0.4; series come in the caller's
+// order; native-histogram exemplars are not kept (the classic buckets'
+// exemplars are, and Prometheus falls back to those); and a native
+// histogram's scheduled reset happens at its next observation rather than
+// on a timer.
 package exposition

@@ -22,9 +22,19 @@ type Logger interface {
 	Println(v ...any)
 }
 
+// acceptedFormats are the formats this package writes, in promhttp's order
+// of preference with OpenMetrics enabled. The text forms of protobuf are
+// left out: who asks for them gets text 0.0.4.
+var acceptedFormats = []expfmt.Format{
+	expfmt.FmtOpenMetrics_1_0_0, expfmt.FmtOpenMetrics_0_0_1, expfmt.FmtProtoDelim, expfmt.FmtText,
+}
+
 // Handler serves the families of g (encoded by expfmt) followed by those of
-// src, in the format the scraper asks for, gzipped if it accepts gzip. It
-// replaces promhttp.HandlerFor where src is too large to gather.
+// src, as promhttp.HandlerFor with EnableOpenMetrics does: the format the
+// scraper asks for, gzip if it prefers it, the Vary header, and only the
+// families named by name[] query parameters when there are any. It replaces
+// promhttp.HandlerFor where src is too large to gather; wrap it in
+// promhttp.InstrumentMetricHandler for promhttp's own metrics.
 func Handler(g prometheus.Gatherer, src Source, log Logger) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		mfs, err := g.Gather()
@@ -35,9 +45,11 @@ func Handler(g prometheus.Gatherer, src Source, log Logger) http.Handler {
 		}
 		format, kind := negotiate(r.Header)
 		h := rw.Header()
+		h.Add("Vary", "Accept")
+		h.Add("Vary", "Accept-Encoding")
 		h.Set("Content-Type", string(format))
 		var out io.Writer = rw
-		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		if acceptsGzip(r.Header) {
 			h.Set("Content-Encoding", "gzip")
 			zw := gzipPool.Get().(*gzip.Writer)
 			zw.Reset(rw)
@@ -49,14 +61,19 @@ func Handler(g prometheus.Gatherer, src Source, log Logger) http.Handler {
 			}()
 			out = zw
 		}
+		only := nameFilter(r)
 		enc := expfmt.NewEncoder(out, format)
 		for _, mf := range mfs {
+			if _, ok := only[mf.GetName()]; only != nil && !ok {
+				continue
+			}
 			if err := enc.Encode(mf); err != nil {
 				log.Println("error encoding metric family:", err)
 				return
 			}
 		}
 		w := NewWriter(out, kind)
+		w.only = only
 		src.WriteFamilies(w)
 		if err := w.Flush(); err != nil {
 			log.Println("error writing metrics:", err)
@@ -70,19 +87,30 @@ func Handler(g prometheus.Gatherer, src Source, log Logger) http.Handler {
 	})
 }
 
-// negotiate picks the format as promhttp does (OpenMetrics included); the
-// text form of protobuf is not offered, it falls back to text 0.0.4.
+// nameFilter is the set of families asked for with name[], nil for all.
+func nameFilter(r *http.Request) map[string]struct{} {
+	names := r.URL.Query()["name[]"]
+	if len(names) == 0 {
+		return nil
+	}
+	only := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		only[n] = struct{}{}
+	}
+	return only
+}
+
+// negotiate picks the format as promhttp does, among those this package
+// writes; the result carries the negotiated name-escaping scheme.
 func negotiate(h http.Header) (expfmt.Format, Format) {
-	format := expfmt.NegotiateIncludingOpenMetrics(h)
+	format := expfmt.NegotiateAccept(h, acceptedFormats...)
 	switch format.FormatType() {
 	case expfmt.TypeProtoDelim:
 		return format, FormatProtobuf
 	case expfmt.TypeOpenMetrics:
 		return format, FormatOpenMetrics
-	case expfmt.TypeTextPlain:
-		return format, FormatText
 	}
-	return expfmt.NewFormat(expfmt.TypeTextPlain), FormatText
+	return format, FormatText
 }
 
 // gzipPool holds fast-level writers: a large exposition is compressed on
@@ -94,18 +122,28 @@ var gzipPool = sync.Pool{New: func() any {
 	return zw
 }}
 
-func acceptsGzip(header string) bool {
-	for part := range strings.SplitSeq(header, ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
-			continue
-		}
-		if q, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
-			if v, err := strconv.ParseFloat(q, 64); err == nil && v == 0 {
-				return false
+// acceptsGzip chooses between identity and gzip as promhttp does: the
+// higher q wins, identity on a tie, "*" stands for either, and nothing
+// listed means identity.
+func acceptsGzip(h http.Header) bool {
+	identity, gz := -1.0, -1.0
+	for _, v := range h.Values("Accept-Encoding") {
+		for part := range strings.SplitSeq(v, ",") {
+			coding, params, _ := strings.Cut(part, ";")
+			coding = strings.ToLower(strings.TrimSpace(coding))
+			q := 1.0
+			if p, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(p), 64); err == nil {
+					q = f
+				}
+			}
+			if (coding == "identity" || coding == "*") && q > identity {
+				identity = q
+			}
+			if (coding == "gzip" || coding == "*") && q > gz {
+				gz = q
 			}
 		}
-		return true
 	}
-	return false
+	return gz > 0 && gz > identity
 }

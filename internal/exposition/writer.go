@@ -30,6 +30,11 @@ type Writer struct {
 	name, help string
 	typ        dto.MetricType
 	headerDone bool
+
+	// only, if not nil, names the families to write (name[]); skip is
+	// set while the current family is not one of them.
+	only map[string]struct{}
+	skip bool
 }
 
 // spareBufs keeps two buffers across scrapes: a protobuf family of 10,000
@@ -57,6 +62,10 @@ func NewWriter(out io.Writer, format Format) *Writer {
 func (w *Writer) Family(name, help string, typ dto.MetricType) {
 	w.endFamily()
 	w.name, w.help, w.typ, w.headerDone = name, help, typ, false
+	if w.only != nil {
+		_, keep := w.only[name]
+		w.skip = !keep
+	}
 }
 
 // WriteIfFull sends buffered text on once it passes the flush size. Series
@@ -98,6 +107,9 @@ func (w *Writer) endFamily() {
 
 // Counter writes one counter series. extra, if not nil, is a label beside ls.
 func (w *Writer) Counter(ls LabelSet, extra *Label, v float64, created int64) {
+	if w.skip {
+		return
+	}
 	if w.format == FormatProtobuf {
 		w.protoCounter(ls, extra, v, created)
 		return
@@ -108,6 +120,9 @@ func (w *Writer) Counter(ls LabelSet, extra *Label, v float64, created int64) {
 
 // Gauge writes one gauge series.
 func (w *Writer) Gauge(ls LabelSet, extra *Label, v float64) {
+	if w.skip {
+		return
+	}
 	if w.format == FormatProtobuf {
 		w.protoGauge(ls, extra, v)
 		return
@@ -118,6 +133,9 @@ func (w *Writer) Gauge(ls LabelSet, extra *Label, v float64) {
 
 // Histogram writes one histogram series.
 func (w *Writer) Histogram(ls LabelSet, h *Histogram) {
+	if w.skip {
+		return
+	}
 	if w.format == FormatProtobuf {
 		w.protoHistogram(ls, h)
 		return
