@@ -2,7 +2,7 @@
 // demos and soak runs.
 //
 // It serves POST /v1/chat/completions and /v1/completions (streaming and
-// not), GET /v1/models, /health, /version and /metrics. Output is shaped
+// not), POST /tokenize, GET /v1/models, /health, /version and /metrics. Output is shaped
 // like current vLLM: the same SSE chunk layout, usage reporting and
 // vllm:* metric families with vLLM's bucket bounds.
 //
@@ -10,7 +10,10 @@
 // number of running slots, a FIFO waiting queue, and a KV-cache block
 // budget with recompute preemption. Metric values come from that model, so
 // driving the server with enough concurrent long requests really fills the
-// KV cache, grows the queue and preempts requests.
+// KV cache, grows the queue and preempts requests. With PerSequence set,
+// each decode step takes ITL + PerSequence × running, so throughput
+// saturates and latency climbs past a knee that Options.SaturationRate
+// computes from the settings alone.
 //
 // Every request's true timings (arrival, headers, each SSE event, end) are
 // recorded in a Trace, which tests fetch with [Server.Emissions] to compare

@@ -44,6 +44,11 @@ type Options struct {
 	// BatchSlowdown is added to each ITL draw per other running request,
 	// so decode slows down as the batch grows, as on a real GPU.
 	BatchSlowdown time.Duration
+	// PerSequence makes decode saturate: each step takes
+	// ITL + PerSequence × running (this request included), so token
+	// throughput tends to 1/PerSequence and latency climbs past a knee
+	// computable from the settings (see Capacity).
+	PerSequence time.Duration
 	// TokensPerChunk is the number of tokens per decode step (>1 mimics
 	// --stream-interval or speculative decoding). The first step after a
 	// (re)prefill always carries one token, as vLLM's prefill step does.

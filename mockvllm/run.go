@@ -104,12 +104,14 @@ func (e *engine) sleepUntil(ctx context.Context, r *request, due time.Time) (pre
 	}
 }
 
-// batchDelay is the extra step time caused by the other running requests.
+// batchDelay is the extra step time caused by the running batch:
+// BatchSlowdown per other request plus PerSequence per request.
 func (e *engine) batchDelay() time.Duration {
-	if e.o.BatchSlowdown <= 0 {
+	if e.o.BatchSlowdown <= 0 && e.o.PerSequence <= 0 {
 		return 0
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	return time.Duration(max(len(e.running)-1, 0)) * e.o.BatchSlowdown
+	n := len(e.running)
+	e.mu.Unlock()
+	return time.Duration(max(n-1, 0))*max(e.o.BatchSlowdown, 0) + time.Duration(n)*max(e.o.PerSequence, 0)
 }

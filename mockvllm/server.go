@@ -40,6 +40,7 @@ func New(o Options) *Server {
 	s.mux.HandleFunc("POST /v1/chat/completions", s.handleGenerate(chatEndpoint))
 	s.mux.HandleFunc("POST /v1/completions", s.handleGenerate(textEndpoint))
 	s.mux.HandleFunc("GET /v1/models", s.handleModels)
+	s.mux.HandleFunc("POST /tokenize", s.handleTokenize)
 	s.mux.HandleFunc("GET /health", s.handleHealth)
 	s.mux.HandleFunc("GET /version", s.handleVersion)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))

@@ -40,6 +40,7 @@ func run(args []string) int {
 	var m mockFlags
 	mock := app.Command("mock-vllm", "Run only the mock vLLM server (for trying the prober, demos and tests).")
 	m.register(mock)
+	bench := newBenchCmd(app)
 
 	cmd, err := app.Parse(helpForDefault(args, app))
 	if err != nil {
@@ -49,6 +50,8 @@ func run(args []string) int {
 	switch cmd {
 	case mock.FullCommand():
 		return m.run()
+	case bench.cmd.FullCommand():
+		return bench.run()
 	default:
 		return f.run()
 	}

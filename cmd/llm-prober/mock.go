@@ -38,6 +38,7 @@ func (m *mockFlags) register(cmd *kingpin.CmdClause) {
 	cmd.Flag("ttft-jitter", "Uniform jitter around --ttft.").Default(d.TTFT.Jitter.String()).DurationVar(&m.ttftJitter)
 	cmd.Flag("itl", "Mean gap between decode steps.").Default(d.ITL.Mean.String()).DurationVar(&m.itl)
 	cmd.Flag("itl-jitter", "Uniform jitter around --itl.").Default(d.ITL.Jitter.String()).DurationVar(&m.itlJitter)
+	cmd.Flag("per-sequence", "Decode step time added per running request (step = --itl + this × running): throughput saturates past a knee.").Default(d.PerSequence.String()).DurationVar(&m.opts.PerSequence)
 	cmd.Flag("tokens-per-chunk", "Tokens per decode step.").Default(strconv.Itoa(d.TokensPerChunk)).IntVar(&m.opts.TokensPerChunk)
 	cmd.Flag("max-running", "Running-request limit (vLLM max_num_seqs); the rest wait.").Default(strconv.Itoa(d.MaxRunning)).IntVar(&m.opts.MaxRunning)
 	cmd.Flag("kv-blocks", "KV-cache budget in blocks; exhausting it preempts requests.").Default(strconv.Itoa(d.KVBlocks)).IntVar(&m.opts.KVBlocks)

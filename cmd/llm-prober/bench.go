@@ -1,0 +1,102 @@
+package main
+
+import (
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+)
+
+// benchFlags are the flags of `llm-prober bench`; names follow vllm bench
+// serve where it has one.
+type benchFlags struct {
+	cmd *kingpin.CmdClause
+
+	url, model, api, configFile, target, apiKeyFile string
+
+	rate        string
+	burstiness  float64
+	maxConc     int
+	concurrency int
+	numPrompts  int
+	duration    time.Duration
+	warmup      string
+
+	dataset, datasetPath           string
+	inTok, outTok, prefixTok       int
+	outTokSet                      bool
+	rangeRatio                     float64
+	seed                           int64
+	goodput, percentiles           string
+	timeout                        time.Duration
+	noIgnoreEOS, noContinuousUsage bool
+	temperature                    string
+	outputJSON, progress           string
+	failOn                         []string
+	noServerMetrics                bool
+	metricsInterval                time.Duration
+	sweep                          bool
+	rates                          string
+	sweepSteps, sweepRefine        int
+	kneeGoodput                    float64
+	curve                          string
+	dailyRequests, peakRPS         float64
+	peakToAverage, headroom        float64
+	gpusPerReplica                 int
+	kneeRate                       float64
+}
+
+// newBenchCmd registers `llm-prober bench` on app.
+func newBenchCmd(app *kingpin.Application) *benchFlags {
+	b := &benchFlags{}
+	c := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan.")
+	b.cmd = c
+	c.Flag("url", "Base URL of the server (e.g. http://localhost:8000); or use --config.file and --target.").StringVar(&b.url)
+	c.Flag("model", "Model name (default: the first of /v1/models, or the target's).").StringVar(&b.model)
+	c.Flag("api", "Endpoint: chat (/v1/chat/completions) or completions (/v1/completions).").Default("chat").EnumVar(&b.api, "chat", "completions")
+	c.Flag("config.file", "Prober configuration file holding --target (its URL, model, auth, TLS).").StringVar(&b.configFile)
+	c.Flag("target", "Name of a target in --config.file.").StringVar(&b.target)
+	c.Flag("api-key-file", "File holding a bearer token for --url (else $OPENAI_API_KEY if set).").StringVar(&b.apiKeyFile)
+
+	c.Flag("request-rate", "Open-loop arrival rate in requests/s, or inf to send all at once.").Default("inf").StringVar(&b.rate)
+	c.Flag("burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, lower burstier, higher more regular.").Default("1").Float64Var(&b.burstiness)
+	c.Flag("max-concurrency", "Most requests in flight in an open-loop run (0: no cap).").Default("0").IntVar(&b.maxConc)
+	c.Flag("concurrency", "Closed loop: this many users, each sending its next request when the last ends (overrides --request-rate).").Default("0").IntVar(&b.concurrency)
+	c.Flag("num-prompts", "Measured requests (ignored with --duration).").Default("1000").IntVar(&b.numPrompts)
+	c.Flag("duration", "Send for this long instead of --num-prompts.").DurationVar(&b.duration)
+	c.Flag("warmup", "Discarded warm-up: a number of requests (e.g. 20) or a duration (e.g. 10s).").Default("0").StringVar(&b.warmup)
+
+	c.Flag("dataset-name", "Workload: random (synthetic), sharegpt or jsonl.").Default("random").EnumVar(&b.dataset, "random", "sharegpt", "jsonl")
+	c.Flag("dataset-path", "ShareGPT JSON or JSONL file ({\"prompt\":…, \"output_tokens\":…} a line).").StringVar(&b.datasetPath)
+	c.Flag("input-tokens", "Synthetic prompt length in tokens.").Default("1024").IntVar(&b.inTok)
+	c.Flag("output-tokens", "Output length in tokens (datasets: overrides theirs when > 0).").Default("128").IsSetByUser(&b.outTokSet).IntVar(&b.outTok)
+	c.Flag("range-ratio", "Synthetic lengths uniform in [n(1-r), n(1+r)].").Default("0").Float64Var(&b.rangeRatio)
+	c.Flag("prefix-tokens", "Tokens of a prefix shared by every synthetic prompt (exercises the prefix cache).").Default("0").IntVar(&b.prefixTok)
+	c.Flag("seed", "Seed of prompts, lengths and arrivals: the same seed sends the same run.").Default("0").Int64Var(&b.seed)
+	c.Flag("no-ignore-eos", "Do not pin output lengths with ignore_eos and min_tokens (servers that reject them).").BoolVar(&b.noIgnoreEOS)
+	c.Flag("no-continuous-usage", "Do not ask for per-chunk usage (servers that reject stream_options.continuous_usage_stats).").BoolVar(&b.noContinuousUsage)
+	c.Flag("temperature", "Sampling temperature (default: the server's).").StringVar(&b.temperature)
+	c.Flag("timeout", "Per-request timeout.").Default("10m").DurationVar(&b.timeout)
+
+	c.Flag("goodput", "SLOs for goodput, vllm bench syntax in ms: \"ttft:500 tpot:50 e2el:3000\".").StringVar(&b.goodput)
+	c.Flag("percentiles", "Percentiles to report.").Default("50,90,95,99,99.9").StringVar(&b.percentiles)
+	c.Flag("output-json", "Write the aggregate and every request to this JSON file (vllm bench key names).").StringVar(&b.outputJSON)
+	c.Flag("fail-on", "Exit 3 if this holds, e.g. goodput<99, p99_ttft>500, failed>0, any-failure (repeatable).").StringsVar(&b.failOn)
+	c.Flag("progress", "Progress output on stderr: auto (a bar on a terminal, else lines), bar, lines, off.").Default("auto").EnumVar(&b.progress, "auto", "bar", "lines", "off")
+	c.Flag("no-server-metrics", "Do not scrape the server's /metrics during the run.").BoolVar(&b.noServerMetrics)
+	c.Flag("metrics-interval", "How often to scrape the server's /metrics during the run.").Default("1s").DurationVar(&b.metricsInterval)
+
+	c.Flag("sweep", "Sweep: a synchronous baseline, a max-throughput run, then rates in between; report the knee.").BoolVar(&b.sweep)
+	c.Flag("rates", "Sweep these rates (req/s, comma-separated) instead of the automatic ones.").StringVar(&b.rates)
+	c.Flag("sweep-steps", "Rates between the baseline and the maximum.").Default("6").IntVar(&b.sweepSteps)
+	c.Flag("sweep-refine", "Bisection steps between the last good and first bad rate.").Default("2").IntVar(&b.sweepRefine)
+	c.Flag("knee-goodput", "The knee is the highest rate with at least this % of requests meeting every SLO.").Default("99").Float64Var(&b.kneeGoodput)
+	c.Flag("curve", "Write the throughput-latency curve (SVG) of a sweep here.").StringVar(&b.curve)
+
+	c.Flag("daily-requests", "Capacity plan: requests per day to serve.").Float64Var(&b.dailyRequests)
+	c.Flag("peak-rps", "Capacity plan: peak requests/s to serve (instead of --daily-requests).").Float64Var(&b.peakRPS)
+	c.Flag("peak-to-average", "Capacity plan: peak rate over the daily average.").Default("2").Float64Var(&b.peakToAverage)
+	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.headroom)
+	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.gpusPerReplica)
+	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.kneeRate)
+	return b
+}

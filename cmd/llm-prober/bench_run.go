@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/loadtest"
+)
+
+// Exit codes of bench besides 0: 1 a run error, 2 bad flags, 3 a
+// --fail-on condition held.
+const exitFailOn = 3
+
+// benchEnv is what every run of one invocation shares.
+type benchEnv struct {
+	b        *benchFlags
+	target   *config.Target
+	client   *http.Client
+	workload loadtest.Workload
+	sizing   *loadtest.Sizing
+	slo      loadtest.SLO
+	ps       []float64
+	conds    []loadtest.Condition
+	out, log io.Writer
+}
+
+// benchResult is one run with its analysis.
+type benchResult struct {
+	run     *loadtest.Run
+	report  *loadtest.Report
+	server  loadtest.ServerReport
+	verdict loadtest.Verdict
+}
+
+func (b *benchFlags) run() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code, err := b.main(ctx, os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "llm-prober bench:", err)
+	}
+	return code
+}
+
+func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) {
+	env := &benchEnv{b: b, out: out, log: log}
+	var err error
+	if env.slo, err = loadtest.ParseSLO(b.goodput); err != nil {
+		return 2, err
+	}
+	if env.ps, err = parsePercentiles(b.percentiles); err != nil {
+		return 2, err
+	}
+	for _, s := range b.failOn {
+		c, err := loadtest.ParseCondition(s)
+		if err != nil {
+			return 2, err
+		}
+		env.conds = append(env.conds, c)
+	}
+	if _, _, err := b.warmupSpec(); err != nil {
+		return 2, err
+	}
+	if b.kneeRate > 0 && b.url == "" && b.target == "" {
+		return b.planOnly(env)
+	}
+	if env.target, env.client, err = b.benchTarget(ctx); err != nil {
+		return 1, err
+	}
+	defer env.client.CloseIdleConnections()
+	if env.workload, env.sizing, err = b.workload(ctx, env.client, env.target, log); err != nil {
+		return 1, err
+	}
+	fmt.Fprintf(log, "target %s, model %s, %s; %s\n", env.target.RedactedURL(), env.target.Model, env.workload.Describe(), env.sizing.Describe())
+	if b.sweep || b.rates != "" {
+		return env.sweep(ctx)
+	}
+	rate, err := parseRate(b.rate)
+	if err != nil {
+		return 2, err
+	}
+	res, err := env.execute(ctx, rate, b.concurrency, "")
+	if err != nil {
+		return 1, err
+	}
+	res.report.WriteText(out)
+	res.server.WriteText(out, res.verdict)
+	if b.outputJSON != "" {
+		fmt.Fprintf(log, "wrote %s\n", b.outputJSON)
+	}
+	if b.peakRPS > 0 || b.dailyRequests > 0 {
+		fmt.Fprintln(log, "a capacity plan needs a knee: add --sweep, or --knee-rate from an earlier sweep")
+	}
+	if res.run.Interrupted {
+		return 1, errors.New("interrupted; the report covers the requests that finished")
+	}
+	return env.failOn(res.report), nil
+}
+
+// options are the load settings of one run at rate (or concurrency).
+func (env *benchEnv) options(rate float64, concurrency int) loadtest.Options {
+	b := env.b
+	wn, wd, _ := b.warmupSpec()
+	o := loadtest.Options{Target: env.target, API: config.API(b.api), Client: env.client, Workload: env.workload,
+		NumPrompts: b.numPrompts, Duration: b.duration, Rate: rate, Burstiness: b.burstiness,
+		MaxConcurrency: b.maxConc, Concurrency: concurrency, WarmupRequests: wn, WarmupDuration: wd,
+		Seed: b.seed, Timeout: b.timeout, IgnoreEOS: !b.noIgnoreEOS, NoContinuousUsage: b.noContinuousUsage,
+		UserAgent: "llm-prober-bench"}
+	if b.duration > 0 {
+		o.NumPrompts = 0
+	}
+	if b.temperature != "" {
+		var t float64
+		if _, err := fmt.Sscan(b.temperature, &t); err == nil {
+			o.Temperature = &t
+		}
+	}
+	return o
+}
+
+// execute runs once at rate (open loop) or concurrency (closed loop),
+// scraping the server around it.
+func (env *benchEnv) execute(ctx context.Context, rate float64, concurrency int, label string) (*benchResult, error) {
+	return env.executeWith(ctx, env.options(rate, concurrency), label, env.b.outputJSON)
+}
+
+func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label, jsonPath string) (*benchResult, error) {
+	b := env.b
+	if mode := b.progress; mode != "off" {
+		pp := &loadtest.ProgressPrinter{W: env.log, Terminal: mode == "bar" || (mode == "auto" && isTerminal(os.Stderr)), Label: label}
+		o.Progress = pp.Print
+	}
+	var jo *loadtest.JSONOut
+	if jsonPath != "" {
+		var err error
+		if jo, err = loadtest.NewJSONOut(); err != nil {
+			return nil, err
+		}
+		defer jo.Close()
+		o.OnResult = jo.Add
+	}
+	var w *loadtest.Watcher
+	if !b.noServerMetrics {
+		w = loadtest.Watch(ctx, env.client, env.target, b.metricsInterval)
+	}
+	run, err := loadtest.Execute(ctx, o)
+	if err != nil {
+		if w != nil {
+			w.Stop(context.Background())
+		}
+		return nil, err
+	}
+	res := &benchResult{run: run, report: loadtest.Summarize(run, env.slo, env.ps)}
+	if w != nil {
+		res.server = w.Stop(context.Background())
+	} else {
+		res.server = loadtest.ServerReport{Err: "--no-server-metrics"}
+	}
+	res.server.Attach(res.report)
+	res.verdict = loadtest.Judge(res.report, &res.server)
+	if jo != nil {
+		head := append(res.report.VLLMKeys(),
+			loadtest.KV{Key: "model_id", Value: env.target.Model},
+			loadtest.KV{Key: "backend", Value: "openai-" + b.api},
+			loadtest.KV{Key: "llm_prober_prompt_sizing", Value: env.sizing.Describe()},
+			loadtest.KV{Key: "llm_prober_server", Value: res.server},
+			loadtest.KV{Key: "llm_prober_verdict", Value: res.verdict})
+		if err := jo.Write(jsonPath, head); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// failOn checks the --fail-on conditions; exitFailOn if any holds.
+func (env *benchEnv) failOn(rep *loadtest.Report) int {
+	code := 0
+	for _, c := range env.conds {
+		holds, got, err := c.Check(rep)
+		switch {
+		case err != nil:
+			fmt.Fprintln(env.log, err)
+			code = exitFailOn
+		case holds:
+			fmt.Fprintf(env.log, "fail-on %s holds (%s = %g)\n", c.Src, c.Key, got)
+			code = exitFailOn
+		}
+	}
+	return code
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,69 @@
+package loadtest
+
+import (
+	"fmt"
+	"io"
+	"math"
+)
+
+// Plan is a capacity plan from one replica's knee.
+type Plan struct {
+	KneeRate       float64 // req/s one replica serves within the SLOs
+	DailyRequests  float64 // 0 when PeakRPS was given directly
+	PeakToAverage  float64
+	RequiredRate   float64 // peak req/s to serve
+	Headroom       float64
+	GPUsPerReplica int
+
+	BaseReplicas int // ceil(required / knee)
+	Replicas     int // ceil(BaseReplicas × headroom)
+	GPUs         int
+}
+
+// NewPlan computes the plan: required rate = daily / 86,400 × peak-to-
+// average (or the given peak), replicas = ceil(ceil(required / knee) ×
+// headroom), GPUs = replicas × GPUs per replica.
+func NewPlan(knee, daily, peakRPS, peakToAverage, headroom float64, gpusPerReplica int) (*Plan, error) {
+	switch {
+	case knee <= 0:
+		return nil, fmt.Errorf("capacity plan: the knee rate must be positive, got %g", knee)
+	case daily <= 0 && peakRPS <= 0:
+		return nil, fmt.Errorf("capacity plan: give --daily-requests or --peak-rps")
+	case headroom < 1:
+		return nil, fmt.Errorf("capacity plan: --headroom %g is below 1", headroom)
+	case gpusPerReplica < 1:
+		return nil, fmt.Errorf("capacity plan: --gpus-per-replica must be at least 1")
+	}
+	p := &Plan{KneeRate: knee, Headroom: headroom, GPUsPerReplica: gpusPerReplica, PeakToAverage: peakToAverage}
+	if peakRPS > 0 {
+		p.RequiredRate = peakRPS
+	} else {
+		if peakToAverage < 1 {
+			return nil, fmt.Errorf("capacity plan: --peak-to-average %g is below 1", peakToAverage)
+		}
+		p.DailyRequests = daily
+		p.RequiredRate = daily / 86400 * peakToAverage
+	}
+	p.BaseReplicas = int(math.Ceil(p.RequiredRate/knee - 1e-9))
+	p.Replicas = int(math.Ceil(float64(p.BaseReplicas)*headroom - 1e-9))
+	p.GPUs = p.Replicas * gpusPerReplica
+	return p, nil
+}
+
+// WriteText prints the plan with its formula and the numbers in it.
+func (p *Plan) WriteText(w io.Writer) {
+	fmt.Fprintln(w, center(" Capacity plan ", '='))
+	if p.DailyRequests > 0 {
+		fmt.Fprintf(w, "required rate = daily requests / 86,400 × peak-to-average\n")
+		fmt.Fprintf(w, "              = %.0f / 86,400 × %g = %.3f req/s at peak\n", p.DailyRequests, p.PeakToAverage, p.RequiredRate)
+	} else {
+		fmt.Fprintf(w, "required rate = %.3f req/s at peak (given)\n", p.RequiredRate)
+	}
+	fmt.Fprintf(w, "rate per replica (knee) = %.3f req/s\n", p.KneeRate)
+	fmt.Fprintf(w, "replicas = ceil(ceil(required / knee) × headroom)\n")
+	fmt.Fprintf(w, "         = ceil(ceil(%.3f / %.3f) × %g) = ceil(%d × %g) = %d\n",
+		p.RequiredRate, p.KneeRate, p.Headroom, p.BaseReplicas, p.Headroom, p.Replicas)
+	fmt.Fprintf(w, "GPUs = replicas × GPUs per replica = %d × %d = %d\n", p.Replicas, p.GPUsPerReplica, p.GPUs)
+	fmt.Fprintf(w, "=> %d replicas, %d GPUs\n", p.Replicas, p.GPUs)
+	fmt.Fprintln(w, "==================================================")
+}

@@ -1,0 +1,315 @@
+package loadtest
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prober"
+)
+
+// Run is the raw outcome of one load test.
+type Run struct {
+	Opts    Options
+	Started time.Time // the schedule's origin
+	Ended   time.Time
+	Records []Record // in completion order, warm-up included
+	ITL     Hist     // measured requests' inter-token gaps
+	// TokensPerSecond counts measured output tokens by the second (since
+	// Started) in which the kernel received them, for the peak rate.
+	TokensPerSecond []uint32
+	// Errors keeps the first error message of each failure reason.
+	Errors map[prober.Reason]string
+	// Interrupted is set when ctx ended the run early.
+	Interrupted bool
+}
+
+type runner struct {
+	o       Options
+	ctx     context.Context
+	started time.Time
+	stop    atomic.Bool
+
+	mu  sync.Mutex
+	run *Run
+
+	done, failed, inflight atomic.Int64
+	measured               atomic.Int64 // measured requests issued
+	warmupEnd              atomic.Int64 // planned ns of the first measured request, -1 until known
+}
+
+// Execute runs the load test described by o. Cancelling ctx stops sending
+// and aborts the requests in flight; the run so far is returned.
+func Execute(ctx context.Context, o Options) (*Run, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.IDPrefix == "" {
+		o.IDPrefix = "bench"
+	}
+	r := &runner{o: o, ctx: ctx, run: &Run{Opts: o, Errors: map[prober.Reason]string{}}}
+	r.warmupEnd.Store(-1)
+	if o.WarmupDuration > 0 {
+		r.warmupEnd.Store(int64(o.WarmupDuration))
+	}
+	progressDone := make(chan struct{})
+	r.started = time.Now()
+	r.run.Started = r.started
+	var stopProgress func()
+	if o.Progress != nil {
+		stopProgress = r.reportProgress(progressDone)
+	}
+	if o.ClosedLoop() {
+		r.closedLoop()
+	} else {
+		r.openLoop()
+	}
+	r.run.Ended = time.Now()
+	r.run.Interrupted = ctx.Err() != nil
+	if stopProgress != nil {
+		stopProgress()
+	}
+	return r.run, nil
+}
+
+// total is the number of requests the run sends, 0 if it runs for a time.
+func (r *runner) total() int {
+	if r.o.NumPrompts <= 0 {
+		return 0
+	}
+	return r.o.NumPrompts + r.o.WarmupRequests
+}
+
+// admit classifies request i planned at t (since start) and says whether
+// it is still part of the run.
+func (r *runner) admit(i int, t time.Duration) (warmup, ok bool) {
+	if r.ctx.Err() != nil || r.stop.Load() {
+		return false, false
+	}
+	o := &r.o
+	switch {
+	case i < o.WarmupRequests:
+		return true, true
+	case o.WarmupDuration > 0 && t < o.WarmupDuration:
+		return true, true
+	}
+	if r.warmupEnd.Load() < 0 {
+		r.warmupEnd.CompareAndSwap(-1, int64(t))
+	}
+	if o.NumPrompts > 0 && r.measured.Load() >= int64(o.NumPrompts) {
+		return false, false
+	}
+	if o.Duration > 0 && t >= time.Duration(r.warmupEnd.Load())+o.Duration {
+		return false, false
+	}
+	r.measured.Add(1)
+	return false, true
+}
+
+func (r *runner) openLoop() {
+	var wg sync.WaitGroup
+	var sem chan struct{}
+	if r.o.MaxConcurrency > 0 {
+		sem = make(chan struct{}, r.o.MaxConcurrency)
+	}
+	arr := newArrivals(r.o.Rate, r.o.Burstiness, r.o.Seed)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for i := 0; ; i++ {
+		planned := arr.next()
+		warmup, ok := r.admit(i, planned)
+		if !ok {
+			break
+		}
+		if !r.sleepUntil(timer, planned) {
+			break
+		}
+		if sem != nil {
+			select {
+			case sem <- struct{}{}:
+			case <-r.ctx.Done():
+			}
+			if r.ctx.Err() != nil {
+				break
+			}
+		}
+		wg.Add(1)
+		r.inflight.Add(1)
+		go func() {
+			defer wg.Done()
+			r.do(i, planned, warmup)
+			if sem != nil {
+				<-sem
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// sleepUntil waits until planned (since start); false if ctx ended.
+func (r *runner) sleepUntil(timer *time.Timer, planned time.Duration) bool {
+	d := time.Until(r.started.Add(planned))
+	if d <= 0 {
+		return r.ctx.Err() == nil
+	}
+	timer.Reset(d)
+	select {
+	case <-timer.C:
+		return true
+	case <-r.ctx.Done():
+		return false
+	}
+}
+
+func (r *runner) closedLoop() {
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	var admitMu sync.Mutex // admission order must follow index order
+	for range r.o.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				admitMu.Lock()
+				i := int(next.Add(1) - 1)
+				planned := time.Since(r.started)
+				warmup, ok := r.admit(i, planned)
+				admitMu.Unlock()
+				if !ok {
+					return
+				}
+				r.inflight.Add(1)
+				r.do(i, planned, warmup)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// do sends request i and records it.
+func (r *runner) do(i int, planned time.Duration, warmup bool) {
+	defer r.inflight.Add(-1)
+	it := r.o.Workload.Item(i)
+	m := r.module(it)
+	ctx, cancel := context.WithTimeout(r.ctx, r.o.Timeout)
+	res := prober.Run(ctx, r.o.Client, r.o.Target, m, r.o.IDPrefix+"-"+strconv.Itoa(i), r.o.UserAgent)
+	cancel()
+	end := time.Since(r.started)
+	if r.ctx.Err() != nil && !res.Success() {
+		return // aborted by the caller: neither a success nor a failure
+	}
+	start := end
+	if !res.Start.IsZero() {
+		start = res.Start.Sub(r.started)
+	}
+	rec := Record{Index: int64(i), Planned: int64(planned), Start: int64(start), End: int64(end),
+		TTFT: int64(res.TTFT), TPOT: int64(res.TPOT), E2EL: int64(res.E2EL),
+		PlannedPrompt: int32(it.PromptTokens), PromptTokens: int32(res.PromptTokens),
+		CachedTokens: int32(res.CachedTokens), PlannedOutput: int32(it.OutputTokens),
+		OutputTokens: int32(res.OutputTokens), ITLCount: int32(len(res.ITL)),
+		Reason: res.Reason, Warmup: warmup}
+	if !res.Success() {
+		rec.TTFT, rec.TPOT, rec.E2EL = 0, 0, 0
+		r.failed.Add(1)
+	}
+	r.mu.Lock()
+	r.run.Records = append(r.run.Records, rec)
+	if !rec.Success() {
+		if _, seen := r.run.Errors[rec.Reason]; !seen && res.Err != nil {
+			r.run.Errors[rec.Reason] = res.Err.Error()
+		}
+	} else if !warmup {
+		r.addTokens(&rec, res.ITL)
+	}
+	if r.o.OnResult != nil {
+		r.o.OnResult(&rec, res)
+	}
+	r.mu.Unlock()
+	r.done.Add(1)
+}
+
+// addTokens adds a measured request's gaps to the histogram and its token
+// arrival times to the per-second counts (vllm bench's peak output rate).
+func (r *runner) addTokens(rec *Record, itl []time.Duration) {
+	t := time.Duration(rec.Start + rec.TTFT)
+	r.tokenAt(t)
+	for _, g := range itl {
+		r.run.ITL.Add(int64(g))
+		t += g
+		r.tokenAt(t)
+	}
+}
+
+func (r *runner) tokenAt(t time.Duration) {
+	s := int(t / time.Second)
+	if s < 0 {
+		return
+	}
+	for len(r.run.TokensPerSecond) <= s {
+		r.run.TokensPerSecond = append(r.run.TokensPerSecond, 0)
+	}
+	r.run.TokensPerSecond[s]++
+}
+
+// module is the request for one item, built as a one-off probe module.
+func (r *runner) module(it Item) *config.Module {
+	m := &config.Module{API: r.o.API, Name: "bench", MaxTokens: it.OutputTokens,
+		Temperature: r.o.Temperature, ExtraBody: r.o.ExtraBody}
+	if r.o.API == config.APICompletions {
+		m.Prompt = it.Prompt
+	} else {
+		m.Messages = []config.Message{{Role: "user", Content: it.Prompt}}
+	}
+	if r.o.IgnoreEOS {
+		m.IgnoreEOS, m.MinTokens = true, it.OutputTokens
+	}
+	if r.o.NoContinuousUsage {
+		f := false
+		m.StreamOptions.ContinuousUsageStats = &f
+	}
+	return m
+}
+
+func (r *runner) reportProgress(done chan struct{}) func() {
+	tick := time.NewTicker(250 * time.Millisecond)
+	finished := make(chan struct{})
+	snap := func(final bool) Progress {
+		p := Progress{Elapsed: time.Since(r.started), Done: int(r.done.Load()), Total: r.total(),
+			Failed: int(r.failed.Load()), InFlight: int(r.inflight.Load()), Final: final}
+		if r.o.Duration > 0 {
+			end := r.o.Duration
+			if w := r.warmupEnd.Load(); w >= 0 {
+				end += time.Duration(w)
+			}
+			p.Remaining = max(end-p.Elapsed, 0)
+		}
+		return p
+	}
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-tick.C:
+				r.o.Progress(snap(false))
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		tick.Stop()
+		close(done)
+		<-finished
+		r.o.Progress(snap(true))
+	}
+}
+
+// infRate is an infinite request rate.
+var infRate = math.Inf(1)

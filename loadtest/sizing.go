@@ -1,0 +1,103 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Sizing turns token counts into words of Vocab for the server's
+// tokenizer, and says how it knows.
+type Sizing struct {
+	// Method is "tokenize" (exact: the server's tokenizer counted), "usage"
+	// (calibrated from usage.prompt_tokens) or "assumed" (one token a word).
+	Method        string
+	TokensPerWord float64
+	Vocab         []string
+	// Overhead is what the server adds to a prompt (BOS; for chat, the
+	// template), not part of a planned prompt length.
+	Overhead int
+	// Checked prompts were re-counted after sizing; MaxError is the largest
+	// difference seen, in tokens.
+	Checked, MaxError int
+}
+
+// words is how many vocabulary words make tokens tokens; nil-safe.
+func (z *Sizing) words(tokens int) int {
+	if z == nil || z.TokensPerWord <= 0 {
+		return max(tokens, 1)
+	}
+	return max(int(math.Round(float64(tokens)/z.TokensPerWord)), 1)
+}
+
+// Describe says how prompt lengths were made, for the report.
+func (z *Sizing) Describe() string {
+	if z == nil {
+		return "prompt lengths assumed at 1 token per word"
+	}
+	switch z.Method {
+	case "tokenize":
+		return fmt.Sprintf("prompt lengths exact via the server's tokenize endpoint (%d-word vocabulary of single tokens; %d prompts re-counted, max error %d tokens)",
+			len(z.Vocab), z.Checked, z.MaxError)
+	case "usage":
+		return fmt.Sprintf("prompt lengths calibrated from usage.prompt_tokens: %.3f tokens per word, %d tokens of overhead", z.TokensPerWord, z.Overhead)
+	}
+	return "prompt lengths assumed at 1 token per word (no tokenize endpoint, no usage reported)"
+}
+
+// SizeWithTokenizer keeps the vocabulary words that are exactly one token
+// in context and measures the per-prompt overhead (BOS).
+func SizeWithTokenizer(ctx context.Context, tk *Tokenizer) (*Sizing, error) {
+	rep := func(w string, n int) string { return strings.TrimSpace(strings.Repeat(w+" ", n)) }
+	c4, err := tk.Count(ctx, rep("the", 4))
+	if err != nil {
+		return nil, err
+	}
+	c8, err := tk.Count(ctx, rep("the", 8))
+	if err != nil {
+		return nil, err
+	}
+	if c8-c4 != 4 {
+		return nil, fmt.Errorf("tokenize: %q is not one token per word (4 words: %d tokens, 8 words: %d)", "the", c4, c8)
+	}
+	overhead := c4 - 4
+	z := &Sizing{Method: "tokenize", TokensPerWord: 1, Overhead: overhead}
+	seen := map[string]bool{}
+	// Each word between two fixed single-token words: merges with the
+	// neighbours show up too.
+	for _, w := range defaultVocab {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		c, err := tk.Count(ctx, "the "+rep(w, 8)+" the")
+		if err != nil {
+			return nil, err
+		}
+		if c-overhead == 10 {
+			z.Vocab = append(z.Vocab, w)
+		}
+	}
+	if len(z.Vocab) < 16 {
+		return nil, fmt.Errorf("tokenize: only %d of %d common words are single tokens; cannot size prompts exactly", len(z.Vocab), len(seen))
+	}
+	return z, nil
+}
+
+// Check re-counts the first n prompts of w and records the largest error.
+func (z *Sizing) Check(ctx context.Context, tk *Tokenizer, w Workload, n int) error {
+	for i := range n {
+		it := w.Item(i)
+		if it.PromptTokens <= 0 {
+			continue
+		}
+		c, err := tk.Count(ctx, it.Prompt)
+		if err != nil {
+			return err
+		}
+		z.Checked++
+		z.MaxError = max(z.MaxError, int(math.Abs(float64(c-z.Overhead-it.PromptTokens))))
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package loadtest
+
+import (
+	"math"
+	"slices"
+)
+
+// Stats summarises one latency metric in milliseconds, as vllm bench
+// serve reports it: mean, median, population std (numpy's default) and
+// percentiles with numpy's linear interpolation.
+type Stats struct {
+	Count       int
+	Mean        float64
+	Median      float64
+	Std         float64
+	Percentiles []Percentile
+	// Exact is false when the percentiles come from the ITL histogram
+	// (relative error below HistRelError).
+	Exact bool
+}
+
+// Percentile is one requested percentile of a metric, in milliseconds.
+type Percentile struct {
+	P     float64 // 0..100
+	Value float64
+}
+
+// exactStats computes Stats of values (milliseconds); it sorts values.
+func exactStats(values []float64, ps []float64) Stats {
+	s := Stats{Count: len(values), Exact: true}
+	if len(values) == 0 {
+		for _, p := range ps {
+			s.Percentiles = append(s.Percentiles, Percentile{P: p})
+		}
+		return s
+	}
+	slices.Sort(values)
+	s.Mean, s.Std = meanStd(values)
+	s.Median = quantileSorted(values, 50)
+	for _, p := range ps {
+		s.Percentiles = append(s.Percentiles, Percentile{P: p, Value: quantileSorted(values, p)})
+	}
+	return s
+}
+
+// quantileSorted is numpy.percentile's default ("linear") method.
+func quantileSorted(x []float64, p float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	pos := (float64(len(x)) - 1) * p / 100
+	lo := int(math.Floor(pos))
+	if lo >= len(x)-1 {
+		return x[len(x)-1]
+	}
+	frac := pos - float64(lo)
+	return x[lo] + (x[lo+1]-x[lo])*frac
+}
+
+// meanStd is the mean and population standard deviation (two passes, so
+// large values lose no precision).
+func meanStd(x []float64) (mean, std float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	var ss float64
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(x)))
+}
+
+// Value returns percentile p if it was computed, else NaN.
+func (s Stats) Value(p float64) float64 {
+	for _, q := range s.Percentiles {
+		if q.P == p {
+			return q.Value
+		}
+	}
+	return math.NaN()
+}

@@ -1,0 +1,54 @@
+package loadtest
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// WriteText prints the sweep table, one row per run in rate order, and
+// the knee.
+func (s *Sweep) WriteText(w io.Writer) {
+	fmt.Fprintln(w, center(" Rate sweep ", '='))
+	fmt.Fprintf(w, "%-15s %9s %9s %10s %8s %9s %9s %9s %7s  %s\n",
+		"run", "offered", "req/s", "out tok/s", "good %", "p99 TTFT", "p99 TPOT", "p99 E2EL", "failed", "bottleneck")
+	pts := append([]*Point(nil), s.Points...)
+	order := func(p *Point) float64 {
+		switch p.Kind {
+		case PointSync:
+			return -1
+		case PointMax:
+			return math.MaxFloat64
+		}
+		return p.Rate
+	}
+	for i := 1; i < len(pts); i++ {
+		for j := i; j > 0 && order(pts[j]) < order(pts[j-1]); j-- {
+			pts[j], pts[j-1] = pts[j-1], pts[j]
+		}
+	}
+	for _, p := range pts {
+		r := p.Report
+		offered := fmt.Sprintf("%.2f", p.Rate)
+		switch p.Kind {
+		case PointSync:
+			offered = "1 user"
+		case PointMax:
+			offered = "inf"
+		}
+		mark := ""
+		if p == s.Knee {
+			mark = "  <- knee"
+		}
+		fmt.Fprintf(w, "%-15s %9s %9.2f %10.0f %8.2f %9.1f %9.1f %9.1f %7d  %s%s\n",
+			p.Kind, offered, r.RequestThroughput, r.OutputThroughput, r.GoodputPercent,
+			r.TTFT.Value(99), r.TPOT.Value(99), r.E2EL.Value(99), r.Failed, p.Verdict, mark)
+	}
+	fmt.Fprintf(w, "Knee (goodput ≥ %g%%): %s\n", s.KneeGoodput, s.KneeSummary())
+	if s.FirstBad != nil {
+		fmt.Fprintf(w, "First rate past it: %.2f req/s (%.2f%% good, p99 TTFT %.0f ms)\n",
+			s.FirstBad.Rate, s.FirstBad.Report.GoodputPercent, s.FirstBad.Report.TTFT.Value(99))
+	}
+	fmt.Fprintln(w, strings.Repeat("=", 50))
+}

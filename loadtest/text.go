@@ -1,0 +1,101 @@
+package loadtest
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// WriteText prints the report in vllm bench serve's layout, with std,
+// the chosen percentiles and what the load generator itself did.
+func (rep *Report) WriteText(w io.Writer) {
+	line := func(label string, v any) { fmt.Fprintf(w, "%-40s %v\n", label+":", v) }
+	f2 := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+	fmt.Fprintln(w, center(" Serving Benchmark Result ", '='))
+	switch rep.Mode {
+	case "closed-loop":
+		line("Load", fmt.Sprintf("closed-loop, %d concurrent users", rep.MaxConcurrency))
+	default:
+		load := "open-loop, all requests at once"
+		if !math.IsInf(rep.Rate, 1) {
+			load = fmt.Sprintf("open-loop, %s req/s, burstiness %g", fmtG(rep.Rate), rep.Burstiness)
+			if rep.Burstiness == 1 {
+				load += " (Poisson)"
+			}
+		}
+		if rep.MaxConcurrency > 0 {
+			load += fmt.Sprintf(", max concurrency %d", rep.MaxConcurrency)
+		}
+		line("Load", load)
+	}
+	if rep.Workload != "" {
+		line("Workload", rep.Workload)
+	}
+	if rep.Warmup > 0 {
+		line("Warm-up requests (discarded)", rep.Warmup)
+	}
+	line("Successful requests", rep.Completed)
+	line("Failed requests", rep.Failed)
+	for _, r := range rep.Reasons() {
+		line("  "+string(r), rep.FailedBy[r])
+	}
+	line("Benchmark duration (s)", f2(rep.Duration.Seconds()))
+	line("Total input tokens", rep.TotalInput)
+	if rep.ServerPromptTokens > 0 && rep.ServerPromptTokens != rep.TotalInput {
+		line("  prompt tokens per server usage", rep.ServerPromptTokens)
+	}
+	if rep.CachedTokens > 0 {
+		line("  of which prefix-cache hits", rep.CachedTokens)
+	}
+	line("Total generated tokens", rep.TotalOutput)
+	line("Request throughput (req/s)", f2(rep.RequestThroughput))
+	if rep.SLO.Set() {
+		line("Request goodput (req/s)", f2(rep.GoodputRate))
+		line("Good requests (%) ["+rep.SLO.String()+"]", f2(rep.GoodputPercent))
+	}
+	line("Output token throughput (tok/s)", f2(rep.OutputThroughput))
+	line("Peak output token throughput (tok/s)", f2(rep.PeakOutputThroughput))
+	line("Peak concurrent requests", rep.PeakConcurrency)
+	line("Mean concurrent requests", f2(rep.MeanConcurrency))
+	line("Total Token throughput (tok/s)", f2(rep.TotalTokenThroughput))
+	rep.writeStats(w, "Time to First Token", "TTFT", rep.TTFT)
+	rep.writeStats(w, "Time per Output Token (excl. 1st token)", "TPOT", rep.TPOT)
+	rep.writeStats(w, "Inter-token Latency", "ITL", rep.ITL)
+	rep.writeStats(w, "End-to-end Latency", "E2EL", rep.E2EL)
+	if rep.Mode != "closed-loop" && rep.Lag.Count > 0 {
+		rep.writeStats(w, "Send lag behind schedule", "lag", rep.Lag)
+	}
+	fmt.Fprintln(w, strings.Repeat("=", 50))
+}
+
+func (rep *Report) writeStats(w io.Writer, title, short string, s Stats) {
+	fmt.Fprintln(w, center(title, '-'))
+	row := func(label string, v float64) {
+		fmt.Fprintf(w, "%-40s %s\n", label+" "+short+" (ms):", strconv.FormatFloat(v, 'f', 2, 64))
+	}
+	row("Mean", s.Mean)
+	row("Median", s.Median)
+	row("Std", s.Std)
+	for _, p := range s.Percentiles {
+		row("P"+PercentileName(p.P), p.Value)
+	}
+	if !s.Exact && s.Count > 0 {
+		fmt.Fprintf(w, "%-40s %d gaps, percentiles within %.2f%%\n", "("+short+" from a log-linear histogram:", s.Count, 100*HistRelError)
+	}
+}
+
+// PercentileName formats p as vllm bench does in its keys: 99, 99.9.
+func PercentileName(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
+
+func center(title string, fill byte) string {
+	const width = 50
+	pad := width - len(title)
+	if pad <= 0 {
+		return title
+	}
+	return strings.Repeat(string(fill), pad/2) + title + strings.Repeat(string(fill), pad-pad/2)
+}
+
+func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
