@@ -1,0 +1,54 @@
+package loadtest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	commoncfg "github.com/prometheus/common/config"
+
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/mockvllm"
+	"github.com/llm-prober/llm-prober/prober"
+)
+
+// fixedMock returns mock options with fixed latencies (no jitter) and no
+// prefix-cache hits.
+func fixedMock() mockvllm.Options {
+	o := mockvllm.DefaultOptions()
+	o.TTFT = mockvllm.Dist{Mean: 20 * time.Millisecond}
+	o.ITL = mockvllm.Dist{Mean: 5 * time.Millisecond}
+	o.BatchSlowdown = 0
+	o.PrefixCacheHitRate = 0
+	return o
+}
+
+// startMock serves a mock on loopback and returns a target and the
+// product's probe client for it.
+func startMock(t *testing.T, o mockvllm.Options) (*mockvllm.Server, *config.Target, *http.Client) {
+	t.Helper()
+	s := mockvllm.New(o)
+	ts := httptest.NewServer(s)
+	hc := commoncfg.DefaultHTTPClientConfig
+	hc.FollowRedirects = false
+	tg := &config.Target{Name: "mock", URL: ts.URL, Model: s.Options().Model, HTTPClientConfig: hc,
+		ServerMetrics: config.ServerMetrics{Enabled: true, Path: "/metrics"}}
+	client, err := prober.NewClient(tg, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		client.CloseIdleConnections()
+		ts.Close()
+	})
+	return s, tg, client
+}
+
+// baseOptions is an open-loop run of the synthetic workload.
+func baseOptions(tg *config.Target, client *http.Client, in, out int) Options {
+	return Options{Target: tg, API: config.APIChat, Client: client,
+		Workload: NewSynthetic(in, out, 0, 0, 1, nil), Burstiness: 1, Seed: 1, IgnoreEOS: true,
+		Timeout: time.Minute}
+}

@@ -1,0 +1,113 @@
+package loadtest
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// The watcher reads the mock's KV cache, queue, preemptions, prefix-cache
+// and spec-decode counters through the collector, and a KV-starved mock
+// is judged KV-bound with its evidence.
+func TestServerSignalsAndVerdict(t *testing.T) {
+	o := fixedMock()
+	o.MaxRunning, o.KVBlocks, o.BlockSize = 64, 12, 16 // ~4 requests' worth of KV
+	o.PrefixCacheHitRate = 0.5
+	o.SpecDecode = &mockvllm.SpecOptions{NumSpeculativeTokens: 3, AcceptanceRate: 0.6}
+	_, tg, client := startMock(t, o)
+	w := Watch(t.Context(), client, tg, 50*time.Millisecond)
+	// 30 + 16 tokens: admitted at 2 blocks, each grows to 3 while running,
+	// so a full cache must preempt.
+	opts := baseOptions(tg, client, 30, 16)
+	opts.Rate, opts.NumPrompts = math.Inf(1), 24
+	run, err := Execute(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := w.Stop(t.Context())
+	rep := Summarize(run, SLO{}, nil)
+	srv.Attach(rep)
+	if !srv.Available || srv.Backend != "vllm" || srv.Scrapes < 2 {
+		t.Fatalf("server report %+v", srv)
+	}
+	if srv.PeakKVUsage < 0.9 || srv.PeakWaiting < 1 || srv.Preemptions < 1 || srv.PreemptionsPer100 <= 0 {
+		t.Errorf("a 12-block KV cache under 24 requests: %+v", srv)
+	}
+	if math.Abs(srv.PrefixHitRate-0.5) > 0.05 || srv.SpecAcceptance <= 0 || srv.SpecAcceptance >= 1 || srv.SpecMeanAccepted <= 1 {
+		t.Errorf("prefix hit rate %g (want 0.5), spec acceptance %g, tokens/step %g", srv.PrefixHitRate, srv.SpecAcceptance, srv.SpecMeanAccepted)
+	}
+	v := Judge(rep, &srv)
+	if v.Bottleneck != BottleneckKVCache || len(v.Evidence) == 0 {
+		t.Errorf("verdict %+v", v)
+	}
+	var b strings.Builder
+	srv.WriteText(&b, v)
+	for _, want := range []string{"Peak KV-cache usage", "Preemptions per 100 requests", "kv_cache_exhausted"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("server text lacks %q", want)
+		}
+	}
+}
+
+// A lightly loaded mock is near optimal; one whose running limit makes
+// requests queue with KV to spare has too small a batch.
+func TestVerdictBatchAndOptimal(t *testing.T) {
+	for _, c := range []struct {
+		maxRunning int
+		want       string
+	}{{64, BottleneckOptimal}, {1, BottleneckBatch}} {
+		o := fixedMock()
+		o.MaxRunning = c.maxRunning
+		_, tg, client := startMock(t, o)
+		w := Watch(t.Context(), client, tg, 20*time.Millisecond)
+		opts := baseOptions(tg, client, 8, 8)
+		opts.Concurrency, opts.NumPrompts = 4, 24
+		run, err := Execute(t.Context(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := w.Stop(t.Context())
+		rep := Summarize(run, SLO{}, nil)
+		srv.Attach(rep)
+		if v := Judge(rep, &srv); v.Bottleneck != c.want {
+			t.Errorf("max running %d: verdict %s, want %s (%v)", c.maxRunning, v.Bottleneck, c.want, v.Evidence)
+		}
+	}
+}
+
+// Prompt lengths are exact through the mock's /tokenize, and the planned
+// length is what the server reports as usage.prompt_tokens.
+func TestTokenizeSizesPromptsExactly(t *testing.T) {
+	_, tg, client := startMock(t, fixedMock())
+	tk, err := DetectTokenizer(t.Context(), client, tg.URL, tg.Model)
+	if err != nil || tk == nil {
+		t.Fatalf("tokenizer: %v, %v", tk, err)
+	}
+	z, err := SizeWithTokenizer(t.Context(), tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewSynthetic(200, 4, 50, 0.3, 9, z)
+	if err := z.Check(t.Context(), tk, w, 10); err != nil || z.MaxError != 0 || z.Checked != 10 {
+		t.Fatalf("check: %v, %+v", err, z)
+	}
+	opts := baseOptions(tg, client, 0, 0)
+	opts.Workload, opts.Rate, opts.NumPrompts = w, math.Inf(1), 10
+	run, err := Execute(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range run.Records {
+		if r.PromptTokens != r.PlannedPrompt || r.OutputTokens != r.PlannedOutput {
+			t.Errorf("request %d: usage %d/%d tokens, planned %d/%d", r.Index, r.PromptTokens, r.OutputTokens, r.PlannedPrompt, r.PlannedOutput)
+		}
+	}
+	// Without a tokenizer: usage calibration finds one token a word.
+	u, err := SizeFromUsage(t.Context(), client, tg, "chat")
+	if err != nil || u.Method != "usage" || math.Abs(u.TokensPerWord-1) > 1e-9 || u.Overhead != 0 {
+		t.Errorf("usage calibration %+v, %v", u, err)
+	}
+}

@@ -1,0 +1,70 @@
+package loadtest
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// The sweep finds the mock's saturation knee within 10 % of the value
+// computed from its settings. Arrivals are near-regular (burstiness 100,
+// CV 0.1) so that the knee is the server's deterministic capacity:
+// below it nothing queues and TTFT stays at prefill; past it the queue
+// grows for the whole run and TTFT breaks its SLO.
+func TestSweepFindsTheKnee(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a sweep takes ~20 s")
+	}
+	o := fixedMock()
+	o.TTFT = mockvllm.Dist{Mean: 20 * time.Millisecond}
+	o.ITL = mockvllm.Dist{Mean: 10 * time.Millisecond}
+	o.PerSequence = 2 * time.Millisecond
+	o.MaxRunning, o.KVBlocks = 16, 0
+	const in, out = 16, 8
+	want := o.SaturationRate(in, out) // 16 / (20 ms + 7 × (10 + 2×16) ms) ≈ 51 req/s
+	if math.Abs(want-16/0.314) > 0.01 {
+		t.Fatalf("SaturationRate = %g, want 16/0.314", want)
+	}
+	_, tg, client := startMock(t, o)
+	slo := SLO{TTFT: 60 * time.Millisecond}
+	cfg := SweepConfig{Steps: 3, Refine: 3, KneeGoodput: 99,
+		Run: func(ctx context.Context, kind string, rate float64) (*Point, error) {
+			opts := baseOptions(tg, client, in, out)
+			opts.Burstiness, opts.Rate, opts.Duration, opts.WarmupRequests = 100, rate, 2*time.Second, 0
+			switch kind {
+			case PointSync:
+				opts.Concurrency, opts.Duration, opts.NumPrompts = 1, 0, 5
+			case PointMax:
+				opts.Duration, opts.NumPrompts = 0, 96
+			}
+			run, err := Execute(ctx, opts)
+			if err != nil {
+				return nil, err
+			}
+			return &Point{Report: Summarize(run, slo, nil)}, nil
+		}}
+	sw, err := RunSweep(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	sw.WriteText(&b)
+	t.Log("\n" + b.String())
+	if sw.Knee == nil {
+		t.Fatal("no knee found")
+	}
+	if rel := math.Abs(sw.Knee.Rate-want) / want; rel > 0.10 {
+		t.Errorf("knee %.2f req/s, computed %.2f: %.0f%% off", sw.Knee.Rate, want, 100*rel)
+	}
+	if sw.FirstBad == nil || sw.FirstBad.Rate <= sw.Knee.Rate {
+		t.Errorf("no failing rate above the knee: %+v", sw.FirstBad)
+	}
+	var svg strings.Builder
+	if err := sw.WriteSVG(&svg, "mock"); err != nil || !strings.Contains(svg.String(), "knee") || !strings.HasSuffix(svg.String(), "</svg>\n") {
+		t.Errorf("SVG: %v", err)
+	}
+}
