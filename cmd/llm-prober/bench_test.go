@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// benchCLI parses args as `llm-prober bench` and runs it.
+func benchCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	app := kingpin.New("llm-prober", "")
+	b := newBenchCmd(app)
+	if _, err := app.Parse(append([]string{"bench"}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	var out, log bytes.Buffer
+	code, err := b.main(t.Context(), &out, &log)
+	if err != nil {
+		log.WriteString("error: " + err.Error())
+	}
+	return code, out.String(), log.String()
+}
+
+func benchMock(t *testing.T) string {
+	t.Helper()
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 5 * time.Millisecond}, mockvllm.Dist{Mean: 2 * time.Millisecond, Jitter: time.Millisecond}
+	s := mockvllm.New(o)
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	return ts.URL
+}
+
+// One run end to end: report, server section, JSON with vllm bench's
+// keys and every request, and --fail-on's exit code.
+func TestBenchCLIRun(t *testing.T) {
+	url := benchMock(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "200", "--num-prompts", "30", "--warmup", "3",
+		"--input-tokens", "20", "--output-tokens", "6", "--goodput", "ttft:1000 tpot:1000", "--output-json", out,
+		"--progress", "lines", "--fail-on", "goodput<50", "--metrics-interval", "50ms")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+	}
+	for _, want := range []string{"Serving Benchmark Result", "Successful requests:                     30", "P99.9 TTFT (ms)",
+		"Request goodput (req/s)", "Server during the run", "Verdict:", "exact via the server's tokenize endpoint"} {
+		if !strings.Contains(stdout+log, want) {
+			t.Errorf("output lacks %q:\n%s\n%s", want, stdout, log)
+		}
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]any
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("bad JSON: %v", err)
+	}
+	for _, k := range []string{"completed", "request_throughput", "request_goodput", "output_throughput", "mean_ttft_ms",
+		"p99_itl_ms", "p99.9_e2el_ms", "std_tpot_ms", "max_concurrent_requests", "ttfts", "itls", "input_lens", "errors"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if reqs := res["requests"].([]any); len(reqs) != 33 || len(res["ttfts"].([]any)) != 30 {
+		t.Errorf("%d requests (want 33 with warm-up), %d ttfts", len(reqs), len(res["ttfts"].([]any)))
+	}
+	code, _, log = benchCLI(t, "--url", url, "--concurrency", "2", "--num-prompts", "6", "--input-tokens", "8",
+		"--output-tokens", "4", "--progress", "off", "--no-server-metrics", "--fail-on", "p99_ttft>0.001")
+	if code != exitFailOn || !strings.Contains(log, "fail-on p99_ttft>0.001 holds") {
+		t.Errorf("fail-on: exit %d, %s", code, log)
+	}
+}
+
+func TestBenchCLIPlanOnly(t *testing.T) {
+	code, stdout, log := benchCLI(t, "--knee-rate", "4", "--daily-requests", "10000000", "--gpus-per-replica", "8")
+	if code != 0 || !strings.Contains(stdout, "=> 116 replicas, 928 GPUs") {
+		t.Errorf("exit %d\n%s%s", code, stdout, log)
+	}
+	if code, _, _ := benchCLI(t, "--url", "http://127.0.0.1:1", "--goodput", "bogus"); code != 2 {
+		t.Errorf("bad --goodput: exit %d, want 2", code)
+	}
+}
+
+// A sweep over given rates prints the table, the knee and the plan, and
+// writes the curve and the per-point JSON.
+func TestBenchCLISweep(t *testing.T) {
+	url := benchMock(t)
+	dir := t.TempDir()
+	code, stdout, log := benchCLI(t, "--url", url, "--rates", "50,100", "--num-prompts", "15", "--input-tokens", "8",
+		"--output-tokens", "4", "--goodput", "ttft:2000", "--progress", "off", "--no-server-metrics",
+		"--curve", filepath.Join(dir, "c.svg"), "--output-json", filepath.Join(dir, "s.json"), "--daily-requests", "1e6")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+	}
+	for _, want := range []string{"Rate sweep", "<- knee", "Knee (goodput ≥ 99%): 100.00 req/s", "Capacity plan", "GPUs = replicas"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "c.svg"))
+	if err != nil || !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("knee 100.00 req/s")) {
+		t.Errorf("curve: %v", err)
+	}
+	var sj struct {
+		Knee   float64          `json:"knee_request_rate"`
+		Points []map[string]any `json:"points"`
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "s.json"))
+	if err := json.Unmarshal(raw, &sj); err != nil || sj.Knee != 100 || len(sj.Points) != 2 {
+		t.Errorf("sweep JSON %+v, %v", sj, err)
+	}
+	if code, _, _ := benchCLI(t, "--url", url, "--sweep", "--progress", "off"); code != 2 {
+		t.Errorf("a sweep without --goodput: exit %d, want 2", code)
+	}
+}
