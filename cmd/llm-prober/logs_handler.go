@@ -29,11 +29,49 @@ func (a *app) handleLogs(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, probeDetails(e))
 }
 
+// probeDetails is the /logs page of one probe: its phases, its answer
+// and its log lines.
 func probeDetails(e *prober.HistoryEntry) string {
+	var b strings.Builder
+	b.WriteString(probePhases(e))
+	if e.Result.Output != "" {
+		fmt.Fprintf(&b, "\nOutput (at most 2 KiB):\n%s\n", e.Result.Output)
+	}
+	if len(e.Log) > 0 {
+		b.WriteString("\nLogs for the probe:\n")
+		for _, l := range e.Log {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// notMeasured stands for a value the probe never got to measure: a failed
+// probe has no E2EL, one that got no headers has no status. A 0 there
+// would read as a measurement.
+const notMeasured = "—"
+
+// timeoutPhases says which phase a probe's timeout expired in.
+var timeoutPhases = map[prober.Reason]string{
+	prober.ReasonTimeoutConnect:    "before a connection was established (DNS, TCP, TLS)",
+	prober.ReasonTimeoutHeaders:    "after connecting, before the response headers",
+	prober.ReasonTimeoutFirstToken: "before the first token: queued on the server, or a slow prefill",
+	prober.ReasonTimeoutDecode:     "during decoding, after the first token",
+}
+
+// probePhases is the table of what a probe measured, "—" where it never
+// got that far.
+func probePhases(e *prober.HistoryEntry) string {
 	res := &e.Result
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	row := func(k string, v any) { fmt.Fprintf(tw, "%s:\t%v\n", k, v) }
+	measured := func(ok bool, v any) any {
+		if !ok {
+			return notMeasured
+		}
+		return v
+	}
 	kind := "scheduled"
 	if e.OnDemand {
 		kind = "on demand (/probe)"
@@ -46,37 +84,33 @@ func probeDetails(e *prober.HistoryEntry) string {
 	row("Started", res.Start.UTC().Format(time.RFC3339Nano))
 	row("Finished", e.End.UTC().Format(time.RFC3339Nano))
 	row("Outcome", outcome(e))
+	if phase, ok := timeoutPhases[res.Reason]; ok {
+		row("Timed out", phase)
+	}
 	if e.Error != "" {
 		row("Error", e.Error)
 	}
-	row("HTTP status", res.HTTPStatus)
-	row("Time to headers", res.Headers)
-	if res.HasTTFT {
-		row("TTFT", res.TTFT)
-	}
-	row("TPOT", res.TPOT)
-	row("E2E latency", res.E2EL)
+	responded := res.HTTPStatus != 0
+	ended := res.E2EL > 0 // the stream ended, well or not
+	row("HTTP status", measured(responded, res.HTTPStatus))
+	row("Time to headers", measured(responded, res.Headers))
+	row("TTFT", measured(res.HasTTFT, res.TTFT))
+	row("TPOT", measured(res.TPOT > 0, res.TPOT))
+	row("E2E latency", measured(ended, res.E2EL))
 	if s := e.ITL; s.Count > 0 {
 		row("ITL", fmt.Sprintf("%d gaps, min %s, p50 %s, p90 %s, max %s, mean %s", s.Count, s.Min, s.P50, s.P90, s.Max, s.Mean))
+	} else {
+		row("ITL", notMeasured)
 	}
-	row("Content chunks", res.ContentChunks)
+	row("Content chunks", measured(responded, res.ContentChunks))
 	usage := "counted chunks (no usage from the server)"
 	if res.UsageReported {
 		usage = "server usage"
 	}
-	row("Output tokens", fmt.Sprintf("%d (%s)", res.OutputTokens, usage))
-	row("Prompt tokens", fmt.Sprintf("%d (%d cached)", res.PromptTokens, res.CachedTokens))
-	row("Finish reason", res.FinishReason)
+	row("Output tokens", measured(ended, fmt.Sprintf("%d (%s)", res.OutputTokens, usage)))
+	row("Prompt tokens", measured(res.UsageReported, fmt.Sprintf("%d (%d cached)", res.PromptTokens, res.CachedTokens)))
+	row("Finish reason", measured(res.FinishReason != "", res.FinishReason))
 	_ = tw.Flush()
-	if res.Output != "" {
-		fmt.Fprintf(&b, "\nOutput (at most 2 KiB):\n%s\n", res.Output)
-	}
-	if len(e.Log) > 0 {
-		b.WriteString("\nLogs for the probe:\n")
-		for _, l := range e.Log {
-			b.WriteString(l + "\n")
-		}
-	}
 	return b.String()
 }
 
@@ -93,12 +127,12 @@ func outcome(e *prober.HistoryEntry) string {
 
 // The history table is a sub-template of the landing page.
 func init() {
-	template.Must(landingTemplate.New("history").Funcs(template.FuncMap{"outcome": outcome}).Parse(`
+	template.Must(statusTemplate.New("history").Parse(`
 <h2>Recent probes</h2>
 <p>The last {{.Successes}} successful and {{.Failures}} failed probes, newest first. Probe ids on histogram exemplars resolve here.</p>
 <table><tr><th>Finished</th><th>Target</th><th>Module</th><th>Kind</th><th>Outcome</th><th>TTFT</th><th>E2EL</th><th>Output tokens</th><th>Probe id</th></tr>
 {{range .Entries}}<tr><td>{{ago .End}}</td><td>{{.Result.Target}}</td><td>{{.Result.Module}}</td><td>{{if .OnDemand}}on demand{{else}}scheduled{{end}}</td>
-<td class="{{if .Result.Success}}ok{{else}}fail{{end}}">{{outcome .}}</td><td>{{if .Result.HasTTFT}}{{ms .Result.TTFT}}{{end}}</td><td>{{if .Result.Success}}{{ms .Result.E2EL}}{{end}}</td><td>{{.Result.OutputTokens}}</td>
+<td class="{{if .Result.Success}}ok{{else}}fail{{end}}">{{outcome .}}</td><td>{{if .Result.HasTTFT}}{{ms .Result.TTFT}}{{else}}—{{end}}</td><td>{{if gt .Result.E2EL 0}}{{ms .Result.E2EL}}{{else}}—{{end}}</td><td>{{if gt .Result.E2EL 0}}{{.Result.OutputTokens}}{{else}}—{{end}}</td>
 <td><a href="/logs?id={{.Result.ID}}">{{.Result.ID}}</a></td></tr>
 {{else}}<tr><td colspan="9">no probes yet</td></tr>
 {{end}}</table>`))

@@ -21,6 +21,7 @@ import (
 
 	"github.com/llm-prober/llm-prober/collector"
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/status"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -48,6 +49,7 @@ type app struct {
 	scheduler  *prober.Scheduler
 	servers    *collector.Manager
 	history    *prober.History
+	board      *status.Tracker // last-hour windows for the status page
 
 	allowArbitraryTargets bool          // /probe?url=...
 	probeSlots            chan struct{} // caps concurrent /probe requests
@@ -87,8 +89,9 @@ func (f *proberFlags) run() int {
 	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg), allowArbitraryTargets: f.allowArbitraryTargets,
 		probeSlots: make(chan struct{}, max(f.probeMaxConcurrent, 1))}
 	a.history = prober.NewHistory(prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures)
+	a.board = status.NewTracker(a.serverReading)
 	metrics := prober.NewMetrics(reg)
-	a.scheduler = prober.NewScheduler(logger, metrics, "llm-prober/"+version.Version, a.history.Observe)
+	a.scheduler = prober.NewScheduler(logger, metrics, "llm-prober/"+version.Version, a.observe)
 	a.servers = collector.NewManager(logger)
 	reg.MustRegister(prober.NewTargetInfo(a.safe.Get), a.servers)
 

@@ -29,8 +29,9 @@ import (
 const scrapeTimeoutOffset = 500 * time.Millisecond
 
 // handleProbe runs one probe now, blackbox_exporter style, and answers
-// with its metrics from a fresh registry: on-demand probes never touch the
-// long-lived scheduler metrics. They are kept in the history.
+// with a few gauges about it (probeRegistry), always with status 200 once
+// the probe ran: on-demand probes never touch the long-lived scheduler
+// metrics. They are kept in the history.
 func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 	cfg := a.safe.Get()
 	if cfg == nil {
@@ -90,12 +91,7 @@ func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	reg := prometheus.NewRegistry()
-	metrics := prober.NewMetrics(reg)
-	metrics.InitSchedule(t, m)
-	metrics.Record(res, end)
-	registerProbeGauges(reg, res, end)
-	all := prometheus.Gatherers{reg, metrics}
+	reg := probeRegistry(res, end)
 	mu.Lock()
 	logged := slices.Clone(lines)
 	mu.Unlock()
@@ -103,27 +99,14 @@ func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 
 	if q.Get("debug") == "true" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write(debugOutput(logged, all, t, m))
+		details := ""
+		if e, ok := a.history.Get(id); ok {
+			details = probePhases(e)
+		}
+		_, _ = w.Write(debugOutput(logged, details, reg, t, m))
 		return
 	}
-	promhttp.HandlerFor(all, promhttp.HandlerOpts{EnableOpenMetrics: true}).ServeHTTP(w, r)
-}
-
-// registerProbeGauges adds the single-probe gauges blackbox users expect.
-func registerProbeGauges(reg *prometheus.Registry, res *prober.Result, end time.Time) {
-	success := prometheus.NewGauge(prometheus.GaugeOpts{Name: "llm_prober_probe_success",
-		Help: "1 if this on-demand probe succeeded, else 0."})
-	duration := prometheus.NewGauge(prometheus.GaugeOpts{Name: "llm_prober_probe_duration_seconds",
-		Help: "How long this on-demand probe took, from sending the request to its end."})
-	if res.Success() {
-		success.Set(1)
-	}
-	start := res.Start
-	if start.IsZero() {
-		start = end
-	}
-	duration.Set(end.Sub(start).Seconds())
-	reg.MustRegister(success, duration)
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}).ServeHTTP(w, r)
 }
 
 // probeTimeout is the target's timeout, cut to fit Prometheus' scrape
@@ -146,14 +129,17 @@ func probeTimeout(target time.Duration, h http.Header) time.Duration {
 	return min(target, scrape)
 }
 
-// debugOutput is the blackbox-style plain-text debug page. Secrets are
+// debugOutput is the blackbox-style plain-text debug page, with the
+// probe's phases as /logs shows them. Secrets are
 // redacted by config.Secret's marshalling; the URL loses its query.
-func debugOutput(lines []string, reg prometheus.Gatherer, t *config.Target, m *config.Module) []byte {
+func debugOutput(lines []string, details string, reg prometheus.Gatherer, t *config.Target, m *config.Module) []byte {
 	var b bytes.Buffer
 	b.WriteString("Logs for the probe:\n")
 	for _, l := range lines {
 		b.WriteString(l + "\n")
 	}
+	b.WriteString("\n\nPhases and outcome:\n")
+	b.WriteString(details)
 	b.WriteString("\n\nMetrics that would have been returned:\n")
 	if mfs, err := reg.Gather(); err != nil {
 		fmt.Fprintf(&b, "# gathering: %v\n", err)

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -28,27 +29,43 @@ func TestProbeEndpoint(t *testing.T) {
 		code int
 		want string
 	}{
-		{"/probe?target=one", 200, "llm_prober_probe_success 1"},
-		{"/probe?target=one", 200, `llm_prober_probes_total{model="mock-model",module="chat",target="one"} 1`},
-		{"/probe?target=two&module=other", 200, "llm_prober_probe_success 1"},
+		{"/probe?target=one", 200, "\nprobe_success 1\n"},
+		{"/probe?target=one", 200, "\nprobe_llm_output_tokens 8\n"},
+		{"/probe?target=two&module=other", 200, "\nprobe_success 1\n"},
 		{"/probe?target=two", 400, "choices: chat, other"},
 		{"/probe?target=two&module=nope", 400, `unknown module "nope"`},
 		{"/probe?target=nope", 400, `unknown target "nope"`},
 		{"/probe", 400, "target parameter is missing"},
 		{"/probe?url=http://127.0.0.1:1&model=m&module=chat", 403, "--probe.allow-arbitrary-targets"},
 		{"/probe?target=one&debug=true", 200, "Logs for the probe:"},
+		{"/probe?target=one&debug=true", 200, "\nprobe_success 1\n"},
+		{"/probe?target=one&debug=true", 200, "\nTTFT:"},
 	} {
 		code, body := p.get(c.path)
 		if code != c.code || !strings.Contains(body, c.want) {
 			t.Errorf("%s: HTTP %d, want %d and %q in:\n%.400s", c.path, code, c.code, c.want, body)
 		}
 	}
+	// The answer is the probe's own small set of gauges, not the daemon's
+	// long-lived families.
+	_, body := p.get("/probe?target=one")
+	var families []string
+	for _, line := range strings.Split(body, "\n") {
+		if name, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			families = append(families, strings.Fields(name)[0])
+		}
+	}
+	if want := []string{"probe_duration_seconds", "probe_llm_e2e_latency_seconds", "probe_llm_http_status_code",
+		"probe_llm_output_tokens", "probe_llm_prompt_tokens", "probe_llm_slo_met", "probe_llm_time_per_output_token_seconds",
+		"probe_llm_time_to_first_token_seconds", "probe_success"}; !slices.Equal(families, want) {
+		t.Errorf("/probe families %v, want %v", families, want)
+	}
 	// On-demand probes stay out of the long-lived metrics.
 	p.waitFor(10*time.Second, func() bool {
 		return p.metric(`llm_prober_probes_total{model="mock-model",module="other",target="two"}`) >= 0
 	})
-	if _, body := p.get("/metrics"); strings.Contains(body, "llm_prober_probe_success") {
-		t.Error("/metrics has the on-demand probe gauge")
+	if _, body := p.get("/metrics"); strings.Contains(body, "\nprobe_") {
+		t.Error("/metrics has an on-demand probe gauge")
 	}
 }
 
@@ -74,7 +91,7 @@ func TestProbeArbitraryURL(t *testing.T) {
 		srv.URL+"/scheduled", dir)))
 	p := startProber(t, "--config.file="+cfg, "--probe.allow-arbitrary-targets")
 	code, body := p.get("/probe?url=" + srv.URL + "&model=m")
-	if code != 200 || !strings.Contains(body, "llm_prober_probe_success 1") {
+	if code != 200 || !strings.Contains(body, "\nprobe_success 1\n") {
 		t.Fatalf("HTTP %d:\n%s", code, body)
 	}
 	if got := auth.Load().(string); got != "" {
@@ -180,7 +197,7 @@ func TestProbeLimits(t *testing.T) {
 		t.Errorf("first probe: HTTP %d", code)
 	}
 
-	if code, body := p.get("/probe?url=" + srv.URL + "/redirect&model=m"); code != 200 || !strings.Contains(body, "llm_prober_probe_success 0") {
+	if code, body := p.get("/probe?url=" + srv.URL + "/redirect&model=m"); code != 200 || !strings.Contains(body, "\nprobe_success 0\n") || !strings.Contains(body, `probe_llm_failure_info{reason="redirect"} 1`) {
 		t.Errorf("redirect probe: HTTP %d\n%.300s", code, body)
 	}
 	if redirected.Load() {

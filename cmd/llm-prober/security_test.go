@@ -137,7 +137,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	if !strings.Contains(pages["/probe?target=bearer&debug=true"], "<secret>") {
 		t.Errorf("debug output does not show the redacted credentials:\n%s", pages["/probe?target=bearer&debug=true"])
 	}
-	if !strings.Contains(pages["/probe?target=bearer"], "llm_prober_probe_success 1") {
+	if !strings.Contains(pages["/probe?target=bearer"], "\nprobe_success 1\n") {
 		t.Errorf("on-demand probe with secrets failed:\n%s", pages["/probe?target=bearer"])
 	}
 	stopProc(t, p)

@@ -150,11 +150,10 @@ func TestTargetTLSVerifiedByDefault(t *testing.T) {
 		"{interval: 1s, timeout: 1s}", "{interval: 10s, timeout: 5s}", 1))
 	p := startProber(t, "--config.file="+cfg)
 	_, strict := p.get("/probe?target=strict")
-	if !strings.Contains(strict, "llm_prober_probe_success 0") ||
-		!strings.Contains(strict, `llm_prober_probe_failures_total{model="mock-model",module="chat",reason="tls",target="strict"} 1`) {
+	if !strings.Contains(strict, "\nprobe_success 0\n") || !strings.Contains(strict, `probe_llm_failure_info{reason="tls"} 1`) {
 		t.Errorf("self-signed target was not rejected as tls:\n%s", strict)
 	}
-	if _, skip := p.get("/probe?target=skip"); !strings.Contains(skip, "llm_prober_probe_success 1") {
+	if _, skip := p.get("/probe?target=skip"); !strings.Contains(skip, "\nprobe_success 1\n") {
 		t.Errorf("insecure_skip_verify target failed:\n%s", skip)
 	}
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/http/pprof"
-	"time"
 
 	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/common/version"
 
 	"github.com/llm-prober/llm-prober/internal/exposition"
 	"github.com/llm-prober/llm-prober/prober"
@@ -64,16 +61,7 @@ func (a *app) routes(reg *prometheus.Registry, metrics *prober.Metrics, metricsP
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	mux.HandleFunc("/logs", a.handleLogs)
-	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		err := landingTemplate.Execute(w, landingData{
-			Version: version.Info(), MetricsPath: metricsPath, Jobs: a.scheduler.Statuses(),
-			History: a.historyData(),
-		})
-		if err != nil {
-			level.Warn(a.logger).Log("msg", "rendering landing page", "err", err)
-		}
-	})
+	mux.HandleFunc("/{$}", a.handleStatus(metricsPath))
 	return mux
 }
 
@@ -82,32 +70,3 @@ type promhttpLogger struct{ a *app }
 func (l promhttpLogger) Println(v ...any) {
 	level.Error(l.a.logger).Log("msg", fmt.Sprint(v...))
 }
-
-type landingData struct {
-	Version     string
-	MetricsPath string
-	Jobs        []prober.Status
-	History     historyData
-}
-
-var landingTemplate = template.Must(template.New("landing").Funcs(template.FuncMap{
-	"ms": func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) },
-	"ago": func(t time.Time) string {
-		return time.Since(t).Truncate(time.Second).String() + " ago"
-	},
-}).Parse(`<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>llm-prober</title>
-<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}.fail{color:#b00}.ok{color:#070}</style>
-</head><body>
-<h1>llm-prober</h1>
-<p>Continuous synthetic prober for LLM inference servers. {{.Version}}</p>
-<p><a href="{{.MetricsPath}}">Metrics</a> · <a href="/config">Configuration</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
-<h2>Targets</h2>
-<table><tr><th>Target</th><th>Model</th><th>Module</th><th>URL</th><th>Interval</th><th>Last probe</th><th>Outcome</th><th>TTFT</th><th>TPOT</th><th>E2EL</th><th>Output tokens</th><th>Probe id</th></tr>
-{{range .Jobs}}<tr><td>{{.Target}}</td><td>{{.Model}}</td><td>{{.Module}}</td><td>{{.URL}}</td><td>{{.Interval}}</td>
-{{with .Last}}<td>{{ago .Start}}</td>{{if .Success}}<td class="ok">{{if .Good}}good{{else}}ok, SLO missed: {{.SLOViolations}}{{end}}</td><td>{{ms .TTFT}}</td><td>{{ms .TPOT}}</td><td>{{ms .E2EL}}</td><td>{{.OutputTokens}}</td>{{else}}<td class="fail">{{.Reason}}: {{.Err}}</td><td></td><td></td><td></td><td></td>{{end}}<td><a href="/logs?id={{.ID}}">{{.ID}}</a></td>
-{{else}}<td colspan="7">not probed yet</td>{{end}}</tr>
-{{end}}</table>
-{{template "history" .History}}
-</body></html>
-`))

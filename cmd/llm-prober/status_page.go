@@ -1,0 +1,182 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"html/template"
+	"math"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/go-kit/log/level"
+
+	"github.com/llm-prober/llm-prober/internal/status"
+	"github.com/llm-prober/llm-prober/prober"
+)
+
+// statusRows caps the targets table: with thousands of targets the page
+// shows the worst ones (failures sort first) and says how many it left out.
+const statusRows = 500
+
+// statusRefresh is how often the page reloads itself.
+const statusRefresh = 30 * time.Second
+
+// observe is the scheduler's Observer: the history and the last-hour
+// windows see every scheduled probe.
+func (a *app) observe(r *prober.Result) {
+	a.history.Observe(r)
+	a.board.Observe(r)
+}
+
+// serverReading gives the status windows a target's latest server signals.
+func (a *app) serverReading(target string) (status.ServerReading, bool) {
+	st, ok := a.servers.ServerStatus(target)
+	return status.ServerReading{At: st.At, KVCacheUsage: st.KVCacheUsage, RequestsRunning: st.RequestsRunning,
+		RequestsWaiting: st.RequestsWaiting, Preemptions: st.Preemptions}, ok
+}
+
+// statusRow is one (target, module) on the status page.
+type statusRow struct {
+	prober.Status
+	Hour      status.Summary
+	HasHour   bool
+	Server    status.ServerSummary
+	HasServer bool
+	SLO       struct{ TTFT, TPOT, E2EL time.Duration } // 0: not set
+}
+
+// failing is the last probe's outcome: failures sort first.
+func (r *statusRow) failing() bool { return r.Last != nil && !r.Last.Success() }
+
+type statusPage struct {
+	Version     string
+	MetricsPath string
+	Refresh     int
+	Rows        []statusRow
+	Hidden      int
+	History     historyData
+}
+
+func (a *app) handleStatus(metricsPath string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		page := statusPage{Version: versionLine(), MetricsPath: metricsPath, Refresh: int(statusRefresh.Seconds()),
+			Rows: a.statusRows(), History: a.historyData()}
+		if len(page.Rows) > statusRows {
+			page.Hidden = len(page.Rows) - statusRows
+			page.Rows = page.Rows[:statusRows]
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if err := statusTemplate.Execute(w, page); err != nil {
+			level.Warn(a.logger).Log("msg", "rendering the status page", "err", err)
+		}
+	}
+}
+
+// statusRows lists every job, worst first: last probe failed, then the
+// lowest success and goodput ratios of the hour.
+func (a *app) statusRows() []statusRow {
+	cfg := a.safe.Get()
+	jobs := a.scheduler.Statuses()
+	rows := make([]statusRow, 0, len(jobs))
+	for _, j := range jobs {
+		r := statusRow{Status: j}
+		r.Hour, r.HasHour = a.board.Job(j.Target, j.Module)
+		r.Server, r.HasServer = a.board.Server(j.Target)
+		if m := cfg.Modules[j.Module]; m != nil {
+			r.SLO.TTFT, r.SLO.TPOT, r.SLO.E2EL = time.Duration(m.SLO.TTFT), time.Duration(m.SLO.TPOT), time.Duration(m.SLO.E2EL)
+		}
+		rows = append(rows, r)
+	}
+	ratio := func(v float64) float64 { // no probes yet: sorts with the healthy
+		if math.IsNaN(v) {
+			return 2
+		}
+		return v
+	}
+	slices.SortStableFunc(rows, func(x, y statusRow) int {
+		if x.failing() != y.failing() {
+			if x.failing() {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(ratio(x.Hour.SuccessRatio()), ratio(y.Hour.SuccessRatio())),
+			cmp.Compare(ratio(x.Hour.GoodRatio()), ratio(y.Hour.GoodRatio())))
+	})
+	return rows
+}
+
+// Formatting for the templates; "—" is a value not measured.
+var statusFuncs = template.FuncMap{
+	"ms": func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) },
+	"ago": func(t time.Time) string {
+		return time.Since(t).Truncate(time.Second).String() + " ago"
+	},
+	"pct": func(v float64) string {
+		if math.IsNaN(v) {
+			return notMeasured
+		}
+		return fmt.Sprintf("%.1f%%", 100*v)
+	},
+	"num": func(v float64) string {
+		if math.IsNaN(v) {
+			return notMeasured
+		}
+		return fmt.Sprintf("%.3g", v)
+	},
+	"rate": func(perMinute float64) string {
+		if math.IsNaN(perMinute) {
+			return notMeasured
+		}
+		return fmt.Sprintf("%.3g/min", perMinute)
+	},
+	// over: the hour's p99 is past the SLO, more than 1% missed it.
+	"over": func(q status.Quantiles, slo time.Duration) bool { return slo > 0 && q.N > 0 && q.P99 > slo },
+	"spark": func(v []float64, top float64, title string) template.HTML {
+		return sparkline(v, top, title)
+	},
+	"outcome": outcome,
+}
+
+var statusTemplate = template.Must(template.New("status").Funcs(statusFuncs).Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>llm-prober</title>
+<meta http-equiv="refresh" content="{{.Refresh}}">
+<style>
+body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+.fail{color:#b00}.ok{color:#070}.warn{color:#b60}.dim{color:#777;font-size:85%}
+svg.spark{display:block;fill:#36c;stroke:#36c;stroke-width:1.2}svg.spark polyline{fill:none}
+</style>
+</head><body>
+<h1>llm-prober</h1>
+<p>Continuous synthetic prober for LLM inference servers. {{.Version}}</p>
+<p><a href="{{.MetricsPath}}">Metrics</a> · <a href="/config">Configuration</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
+<h2>Targets, last hour</h2>
+<p class="dim">Failing first, then the lowest success and goodput ratios. Percentiles are over the successful probes of the hour
+(at most 6 a minute sampled); trends have one point a minute. Server signals come from the target's own /metrics
+(server_metrics). Refreshes every {{.Refresh}} s.</p>
+<table><tr><th>Target / module</th><th>Last probe</th><th>Success</th><th>Goodput</th><th>TTFT p50 / p99</th><th>TPOT p50 / p99</th><th>E2EL SLO</th><th>KV cache</th><th>Queue</th><th>Preemptions</th></tr>
+{{range .Rows}}<tr>
+<td><b>{{.Target}}</b> / {{.Module}}<div class="dim">{{.Model}} · every {{.Interval}}</div></td>
+{{with .Last}}<td>{{if .Success}}<span class="ok">{{if .Good}}good{{else}}ok, SLO missed: {{range $i, $s := .SLOViolations}}{{if $i}}, {{end}}{{$s}}{{end}}{{end}}</span>{{else}}<span class="fail">{{.Reason}}</span>{{end}}
+<div class="dim">{{ago .Start}} · <a href="/logs?id={{.ID}}">{{.ID}}</a></div></td>{{else}}<td class="dim">not probed yet</td>{{end}}
+{{if .HasHour}}{{$h := .Hour}}
+<td class="{{if lt $h.SuccessRatio 1.0}}fail{{else}}ok{{end}}">{{pct $h.SuccessRatio}}<div class="dim">{{$h.OK}} / {{$h.Probes}}</div>{{spark $h.SuccessTrend 1.0 "success ratio per minute, last hour"}}</td>
+<td>{{pct $h.GoodRatio}}<div class="dim">{{$h.Good}} good</div></td>
+<td class="{{if over $h.TTFT .SLO.TTFT}}warn{{end}}">{{if $h.TTFT.N}}{{ms $h.TTFT.P50}} / {{ms $h.TTFT.P99}}{{else}}—{{end}}<div class="dim">{{with .SLO.TTFT}}SLO {{.}}{{end}}</div>{{spark $h.TTFTTrend 0.0 "median TTFT per minute, last hour"}}</td>
+<td class="{{if over $h.TPOT .SLO.TPOT}}warn{{end}}">{{if $h.TPOT.N}}{{ms $h.TPOT.P50}} / {{ms $h.TPOT.P99}}{{else}}—{{end}}<div class="dim">{{with .SLO.TPOT}}SLO {{.}}{{end}}</div></td>
+{{else}}<td>—</td><td>—</td><td>—</td><td>—</td>{{end}}
+<td class="dim">{{with .SLO.E2EL}}SLO {{.}}{{else}}—{{end}}</td>
+{{if .HasServer}}{{$s := .Server}}
+<td>{{pct $s.Latest.KVCacheUsage}}{{spark $s.KVCacheTrend 1.0 "KV-cache usage per minute, last hour"}}</td>
+<td>{{num $s.Latest.RequestsWaiting}} waiting<div class="dim">{{num $s.Latest.RequestsRunning}} running</div>{{spark $s.QueueTrend 0.0 "requests waiting per minute, last hour"}}</td>
+<td>{{rate $s.PreemptionsPerMinute}}</td>
+{{else}}<td class="dim">—</td><td class="dim">—</td><td class="dim">—</td>{{end}}
+</tr>
+{{else}}<tr><td colspan="10">no targets configured</td></tr>
+{{end}}</table>
+{{if .Hidden}}<p class="dim">{{.Hidden}} more (target, module) pairs, all doing better than these, are not shown; see {{.MetricsPath}}.</p>{{end}}
+{{template "history" .History}}
+</body></html>
+`))
