@@ -17,7 +17,7 @@ type ServerReading struct {
 // serverMinute is the first reading of one minute, and the preemptions
 // counted since the reading before.
 type serverMinute struct {
-	at                   int64 // Unix seconds of the reading
+	at                   uint32 // Unix seconds of the reading (until 2106)
 	kv, running, waiting float32
 	preempted            float32 // NaN when there is no earlier reading to compare
 }
@@ -47,7 +47,7 @@ func (w *serverWindow) add(r ServerReading) {
 		}
 	}
 	w.lastCounter, w.lastAt = r.Preemptions, r.At
-	w.minutes[r.At.Unix()/60%Minutes] = serverMinute{at: r.At.Unix(), kv: float32(r.KVCacheUsage),
+	w.minutes[r.At.Unix()/60%Minutes] = serverMinute{at: uint32(r.At.Unix()), kv: float32(r.KVCacheUsage),
 		running: float32(r.RequestsRunning), waiting: float32(r.RequestsWaiting), preempted: float32(preempted)}
 }
 
@@ -71,13 +71,13 @@ func (w *serverWindow) summary(now time.Time) ServerSummary {
 		m := cur - int64(Minutes-1-i)
 		b := w.minutes[m%Minutes]
 		s.KVCacheTrend[i], s.QueueTrend[i] = math.NaN(), math.NaN()
-		if b.at/60 != m {
+		if int64(b.at)/60 != m {
 			continue
 		}
 		s.KVCacheTrend[i], s.QueueTrend[i] = float64(b.kv), float64(b.waiting)
 		s.Latest = ServerReading{KVCacheUsage: float64(b.kv), RequestsRunning: float64(b.running), RequestsWaiting: float64(b.waiting)}
 		if first < 0 {
-			first = b.at // its increase reaches back before the hour: not counted
+			first = int64(b.at) // its increase reaches back before the hour: not counted
 			continue
 		}
 		if !math.IsNaN(float64(b.preempted)) {

@@ -29,7 +29,7 @@ type minute struct {
 // sample is one successful probe's latencies; tpot < 0 where not measured
 // (one output token).
 type sample struct {
-	at         int64 // Unix seconds
+	at         uint32 // Unix seconds (until 2106): 12 bytes a sample
 	ttft, tpot float32
 }
 
@@ -67,7 +67,7 @@ func (w *window) add(end time.Time, success, good bool, ttft, tpot float64, rnd 
 	if !success {
 		return
 	}
-	s := sample{at: end.Unix(), ttft: float32(ttft), tpot: float32(tpot)}
+	s := sample{at: uint32(end.Unix()), ttft: float32(ttft), tpot: float32(tpot)}
 	if m != w.curMinute {
 		w.curMinute, w.curSeen, w.curStart = m, 0, w.pushAt()
 	}
@@ -150,11 +150,12 @@ func (w *window) summary(now time.Time) Summary {
 	var ttft, tpot []float64
 	perMinute := make([][]float64, Minutes)
 	for _, x := range w.samples {
-		if x.at < from || x.at > now.Unix() {
+		at := int64(x.at)
+		if at < from || at > now.Unix() {
 			continue
 		}
 		ttft = append(ttft, float64(x.ttft))
-		i := int(x.at-from) / 60
+		i := int(at-from) / 60
 		perMinute[i] = append(perMinute[i], float64(x.ttft))
 		if x.tpot >= 0 {
 			tpot = append(tpot, float64(x.tpot))

@@ -105,8 +105,8 @@ func TestWindowBoundedAtHighRates(t *testing.T) {
 		t.Errorf("probes %d, TTFTs %d; want %d and %d (the current minute has none yet)", s.Probes, s.TTFT.N, 59*perMinute, 59*samplesPerMinute)
 	}
 	for _, x := range w.samples {
-		if x.at < now.Add(-time.Hour).Unix() {
-			t.Fatalf("a sample from %v outlived the hour", time.Unix(x.at, 0))
+		if int64(x.at) < now.Add(-time.Hour).Unix() {
+			t.Fatalf("a sample from %v outlived the hour", time.Unix(int64(x.at), 0))
 		}
 	}
 	// A uniform sample of 0..599 ms: the median near 300 ms, not the
