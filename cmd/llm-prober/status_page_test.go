@@ -32,9 +32,15 @@ func TestStatusPage(t *testing.T) {
 			p.metric(`llm_prober_probes_total{model="mock-model",module="chat",target="z-broken"}`) >= 2 &&
 			p.metric(`llm_prober_server_kv_cache_usage_ratio{`) >= 0
 	})
-	// Server signals are read as probes finish: wait for one after the scrape.
-	time.Sleep(1500 * time.Millisecond)
-	code, page := p.get("/")
+	// Server signals are read as probes finish: wait for one after the
+	// first scrape.
+	kv := regexp.MustCompile(`<td>\d+\.\d%<svg class="spark"`)
+	var code int
+	var page string
+	p.waitFor(10*time.Second, func() bool {
+		code, page = p.get("/")
+		return kv.MatchString(page)
+	})
 	if code != http.StatusOK {
 		t.Fatalf("HTTP %d", code)
 	}

@@ -9,8 +9,9 @@ import (
 )
 
 // Tracker keeps the windows of every (target, module) and target. Observe
-// is cheap enough for every probe: two short critical sections, and at
-// most once a minute per target a read of the server's latest scrape.
+// is cheap enough for every probe: two short critical sections, and a
+// read of the server's latest scrape once a minute per target (on every
+// probe of a target whose server metrics are off: a map lookup).
 // Memory is bounded: per (target, module) about 1 KB plus 12 bytes per
 // successful probe kept (at most 360: 1.8 KB at a 60 s interval), per
 // target with server metrics about 1.3 KB (BenchmarkObserve: 3.3 KB per
@@ -35,7 +36,7 @@ type jobEntry struct {
 
 type serverEntry struct {
 	mu    sync.Mutex
-	asked int64         // the Unix minute the server's signals were last read
+	read  int64         // the Unix minute the server's signals were last read
 	w     *serverWindow // nil until a first reading: most targets have none
 }
 
@@ -60,7 +61,7 @@ func (t *Tracker) Observe(r *prober.Result) {
 	}
 	srv := t.servers[r.Target]
 	if srv == nil && t.server != nil {
-		srv = &serverEntry{asked: -1}
+		srv = &serverEntry{read: -1}
 		t.servers[r.Target] = srv
 	}
 	t.mu.Unlock()
@@ -76,10 +77,11 @@ func (t *Tracker) Observe(r *prober.Result) {
 	if srv == nil {
 		return
 	}
+	// Read once a minute, but until a reading comes on every probe: the
+	// target's first scrape may come after its first probes.
 	minute := now.Unix() / 60
 	srv.mu.Lock()
-	due := srv.asked != minute
-	srv.asked = minute
+	due := srv.read != minute
 	srv.mu.Unlock()
 	if !due {
 		return
@@ -90,6 +92,7 @@ func (t *Tracker) Observe(r *prober.Result) {
 			srv.w = newServerWindow()
 		}
 		srv.w.add(reading)
+		srv.read = minute
 		srv.mu.Unlock()
 	}
 }

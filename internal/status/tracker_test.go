@@ -14,14 +14,14 @@ import (
 type fakeServer struct {
 	mu    sync.Mutex
 	now   *time.Time
-	asked int
+	asked map[string]int
 	reset bool // the server restarted: its counter began again
 }
 
 func (f *fakeServer) read(target string) (ServerReading, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.asked++
+	f.asked[target]++
 	if target != "vllm" {
 		return ServerReading{}, false // no server metrics
 	}
@@ -34,12 +34,12 @@ func (f *fakeServer) read(target string) (ServerReading, bool) {
 }
 
 // The tracker feeds each (target, module) its own window, reads a target's
-// server signals at most once a minute (only as probes of it finish),
+// server signals once a minute (only as probes of it finish),
 // turns the preemption counter into a rate that survives a server restart,
 // and forgets what has not been probed for an hour.
 func TestTracker(t *testing.T) {
 	now := t0
-	srv := &fakeServer{now: &now}
+	srv := &fakeServer{now: &now, asked: map[string]int{}}
 	tr := NewTracker(srv.read)
 	tr.now = func() time.Time { return now }
 	for i := range 4 * 30 { // 30 minutes, every 15 s
@@ -48,8 +48,8 @@ func TestTracker(t *testing.T) {
 		tr.Observe(&prober.Result{Target: "vllm", Module: "long", Reason: prober.ReasonTimeoutDecode})
 		tr.Observe(&prober.Result{Target: "plain", Module: "chat", TTFT: 50 * time.Millisecond, HasTTFT: true})
 	}
-	if srv.asked != 2*30 {
-		t.Errorf("server signals read %d times, want once a minute per target (60)", srv.asked)
+	if srv.asked["vllm"] != 30 {
+		t.Errorf("server signals read %d times, want once a minute (30)", srv.asked["vllm"])
 	}
 	chat, ok := tr.Job("vllm", "chat")
 	if !ok || chat.Probes != 120 || chat.Good != 120 || chat.TTFT.P99 != 100*time.Millisecond {
@@ -94,5 +94,26 @@ func TestTracker(t *testing.T) {
 	tr.mu.Unlock()
 	if jobs != 1 || servers != 1 {
 		t.Errorf("after an hour idle: %d job windows, %d server entries; want 1 and 1", jobs, servers)
+	}
+}
+
+// A target probed before its first scrape gets its server signals from
+// the first probe after the scrape, not a minute later.
+func TestTrackerReadsServerOnceScraped(t *testing.T) {
+	scraped := false
+	tr := NewTracker(func(string) (ServerReading, bool) {
+		return ServerReading{At: t0.Add(20 * time.Second), KVCacheUsage: 0.3}, scraped
+	})
+	now := t0
+	tr.now = func() time.Time { return now }
+	r := &prober.Result{Target: "vllm", Module: "chat", TTFT: time.Millisecond, HasTTFT: true}
+	tr.Observe(r)
+	if _, ok := tr.Server("vllm"); ok {
+		t.Fatal("server signals before any scrape")
+	}
+	now, scraped = t0.Add(30*time.Second), true
+	tr.Observe(r)
+	if s, ok := tr.Server("vllm"); !ok || s.Latest.KVCacheUsage != float64(float32(0.3)) {
+		t.Errorf("after the scrape, in the same minute: %+v %v", s.Latest, ok)
 	}
 }
