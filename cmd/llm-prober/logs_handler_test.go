@@ -41,7 +41,7 @@ func TestTimeoutsInLogs(t *testing.T) {
 	idLine := regexp.MustCompile(`Probe id:\s+([0-9a-f]{16})`)
 	for _, c := range []struct {
 		target, reason, phase string
-		ttft, notMeasured    []string
+		ttft, notMeasured     []string
 	}{
 		{"queued", "timeout_first_token", "before the first token: queued on the server, or a slow prefill",
 			nil, []string{"TTFT", "TPOT", "E2E latency", "ITL", "Output tokens", "Prompt tokens", "Finish reason"}},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-kit/log/level"
 
+	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/status"
 	"github.com/llm-prober/llm-prober/prober"
 )
@@ -77,6 +78,9 @@ func (a *app) handleStatus(metricsPath string) http.HandlerFunc {
 // lowest success and goodput ratios of the hour.
 func (a *app) statusRows() []statusRow {
 	cfg := a.safe.Get()
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
 	jobs := a.scheduler.Statuses()
 	rows := make([]statusRow, 0, len(jobs))
 	for _, j := range jobs {

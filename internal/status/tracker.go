@@ -35,9 +35,9 @@ type jobEntry struct {
 }
 
 type serverEntry struct {
-	mu    sync.Mutex
-	read  int64         // the Unix minute the server's signals were last read
-	w     *serverWindow // nil until a first reading: most targets have none
+	mu   sync.Mutex
+	read int64         // the Unix minute the server's signals were last read
+	w    *serverWindow // nil until a first reading: most targets have none
 }
 
 // NewTracker returns a Tracker; server, if not nil, gives a target's
