@@ -157,7 +157,7 @@ svg.spark{display:block;fill:#36c;stroke:#36c;stroke-width:1.2}svg.spark polylin
 <p>Continuous synthetic prober for LLM inference servers. {{.Version}}</p>
 <p><a href="{{.MetricsPath}}">Metrics</a> · <a href="/config">Configuration</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
 <h2>Targets, last hour</h2>
-<p class="dim">Failing first, then the lowest success and goodput ratios. Percentiles are over the successful probes of the hour
+<p class="dim">Failing first, then the lowest success and goodput ratios of the scheduled probes. Percentiles are over the successful ones of the hour
 (at most 6 a minute sampled); trends have one point a minute. Server signals come from the target's own /metrics
 (server_metrics). Refreshes every {{.Refresh}} s.</p>
 <table><tr><th>Target / module</th><th>Last probe</th><th>Success</th><th>Goodput</th><th>TTFT p50 / p99</th><th>TPOT p50 / p99</th><th>E2EL SLO</th><th>KV cache</th><th>Queue</th><th>Preemptions</th></tr>
