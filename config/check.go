@@ -99,11 +99,14 @@ func (c *checker) positive(d *model.Duration, path string, def model.Duration) e
 	return nil
 }
 
-// timeout defaults an unset timeout to min(def, interval), as Prometheus
-// does for scrape_timeout, and rejects one longer than the interval.
+// timeout defaults an unset timeout to min(def, 80% of the interval) and
+// rejects one longer than the interval. The headroom lets a probe that
+// times out end (and close its connection) before its next slot: with a
+// timeout equal to the interval a hung target would be probed only every
+// other slot, the one in between skipped as an overlap.
 func (c *checker) timeout(t *model.Duration, interval model.Duration, parentPath string, def model.Duration) error {
 	path := join(parentPath, "timeout")
-	if err := c.positive(t, path, min(def, interval)); err != nil {
+	if err := c.positive(t, path, min(def, interval*4/5)); err != nil {
 		return err
 	}
 	if *t > interval {

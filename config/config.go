@@ -108,7 +108,7 @@ type ServerMetrics struct {
 	Enabled  bool           `yaml:"enabled"`
 	Path     string         `yaml:"path"`     // default /metrics
 	Interval model.Duration `yaml:"interval"` // default: the target's interval
-	Timeout  model.Duration `yaml:"timeout"`  // default: min(10s, interval)
+	Timeout  model.Duration `yaml:"timeout"`  // default: min(10s, 80% of interval)
 	// Passthrough re-exports raw families whose full name matches one of
 	// these regexes (use Regexp.MatchFull), with the target label added.
 	Passthrough []*Regexp `yaml:"passthrough,omitempty"`
@@ -147,7 +147,7 @@ type Regexp struct {
 // Defaults.
 const (
 	DefaultInterval            = 30 * time.Second
-	DefaultTimeout             = 25 * time.Second
+	DefaultTimeout             = 20 * time.Second
 	DefaultMaxConcurrentProbes = 64
 	// DefaultKeepAliveTimeout lets probes at intervals under 10 s reuse
 	// their connection where the server keeps it open (vLLM's uvicorn

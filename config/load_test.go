@@ -78,12 +78,13 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// Like Prometheus' scrape_timeout, an unset timeout never exceeds its interval.
+// An unset timeout leaves a fifth of its interval free, so that a probe
+// that times out ends before its next slot (which it would otherwise skip).
 func TestInheritedTimeoutFitsInterval(t *testing.T) {
 	c := mustLoad(t, "global: {interval: 10s}\n"+minimal+"    interval: 4s\n    server_metrics: {interval: 3s}\n")
 	tg := c.Targets[0]
 	got := []model.Duration{c.Global.Timeout, tg.Timeout, tg.ServerMetrics.Timeout}
-	want := []model.Duration{model.Duration(10 * time.Second), model.Duration(4 * time.Second), model.Duration(3 * time.Second)}
+	want := []model.Duration{model.Duration(8 * time.Second), model.Duration(3200 * time.Millisecond), model.Duration(2400 * time.Millisecond)}
 	for i := range got {
 		if got[i] != want[i] {
 			t.Errorf("timeouts %v, want %v", got, want)
@@ -117,7 +118,7 @@ func TestGood(t *testing.T) {
 	if tc := s.HTTPClientConfig.TLSConfig; tc.ServerName != "sglang.internal" || tc.CAFile == "" {
 		t.Errorf("merged tls_config: %+v", tc)
 	}
-	if s.ServerMetricsHTTPClientConfig() == &s.HTTPClientConfig || s.ServerMetrics.Timeout != s.Interval {
+	if s.ServerMetricsHTTPClientConfig() == &s.HTTPClientConfig || s.ServerMetrics.Timeout != s.Interval*4/5 {
 		t.Errorf("server_metrics override: %+v", s.ServerMetrics)
 	}
 	chat := c.Modules["chat"]

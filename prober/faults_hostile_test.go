@@ -50,7 +50,7 @@ func TestFaultEndlessTokensHitTheCap(t *testing.T) {
 				t.Errorf("heap grew by %d MiB for a probe capped at %d chunks", peak>>20, MaxContentChunks)
 			}
 			errContains(t, r, "content chunks")
-			if len(r.Output) > MaxOutputBytes || len(r.ITL) > MaxITLGaps {
+			if len(r.Output) > MaxOutputBytes || len(r.ITL) >= MaxContentChunks {
 				t.Errorf("output %d bytes, %d ITL gaps: over the caps", len(r.Output), len(r.ITL))
 			}
 			stillResponsive(t, cl)

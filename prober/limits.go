@@ -4,17 +4,16 @@ import "fmt"
 
 // Fixed caps on what one probe keeps, whatever the server sends: a probe
 // that reaches one fails with ReasonLimitExceeded instead of growing.
-// Together they bound a probe's memory to about 4 MiB (two event-sized
-// buffers, the arrivals, the ITL gaps and the answer), far above what a
-// probe with a sensible max_tokens needs. docs/reliability.md lists them.
+// Together they bound a probe's memory to about 3 MiB (two event-sized
+// buffers, the ITL gaps and the answer), far above what a probe with a
+// sensible max_tokens needs. docs/reliability.md lists them.
 const (
 	// MaxLineBytes bounds one SSE line and one event's data.
 	MaxLineBytes = 1 << 20
-	// MaxContentChunks bounds the content chunks (token arrivals) of one
-	// stream: a server that streams past max_tokens forever is cut here.
+	// MaxContentChunks bounds the content chunks of one stream, and so
+	// its ITL gaps: a server that streams past max_tokens forever is cut
+	// here.
 	MaxContentChunks = 1 << 16
-	// MaxITLGaps bounds the inter-token gaps kept for one probe.
-	MaxITLGaps = 1 << 16
 	// MaxOutputBytes bounds the generated text kept for validators and debug.
 	MaxOutputBytes = 64 << 10
 )

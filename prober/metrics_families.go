@@ -67,7 +67,7 @@ var families = []family{
 	counter("llm_prober_cached_prompt_tokens_total", "Prompt tokens the server reported as served from its prefix cache.",
 		func(s *schedule) float64 { return s.cachedTokens }),
 	histogram("llm_prober_e2e_latency_seconds", "Time from sending the request to the end of the stream (E2EL).", histE2EL),
-	histogram("llm_prober_inter_token_latency_seconds", "Gaps between generated tokens after the first (ITL); a chunk of k tokens counts as k equal gaps.", histITL),
+	histogram("llm_prober_inter_token_latency_seconds", "Gaps between consecutive chunks of generated output after the first (ITL), one per chunk as in vllm bench serve; per-token speed is TPOT.", histITL),
 	gauge("llm_prober_last_probe_success", "1 if the last probe succeeded, else 0.",
 		func(s *schedule) bool { return s.probed }, func(s *schedule) float64 { return s.lastSuccess }),
 	gauge("llm_prober_last_probe_timestamp_seconds", "Unix time when the last probe finished.",

@@ -56,7 +56,7 @@ func newRefMetrics(reg prometheus.Registerer) *refMetrics {
 		headers: refHistogram("time_to_headers_seconds", "Time from sending the request to receiving the response headers.", TTFTBuckets),
 		ttft:    refHistogram("time_to_first_token_seconds", "Time from sending the request to the first chunk with generated output (TTFT).", TTFTBuckets),
 		tpot:    refHistogram("time_per_output_token_seconds", "Per-probe (E2E latency - TTFT) / (output tokens - 1) (TPOT); probes with at most one output token are not observed.", ITLBuckets),
-		itl:     refHistogram("inter_token_latency_seconds", "Gaps between generated tokens after the first (ITL); a chunk of k tokens counts as k equal gaps.", ITLBuckets),
+		itl:     refHistogram("inter_token_latency_seconds", "Gaps between consecutive chunks of generated output after the first (ITL), one per chunk as in vllm bench serve; per-token speed is TPOT.", ITLBuckets),
 		e2el:    refHistogram("e2e_latency_seconds", "Time from sending the request to the end of the stream (E2EL).", E2EBuckets),
 
 		probes:       refCounter("probes_total", "Probes finished, successful or not."),

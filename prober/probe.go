@@ -133,15 +133,13 @@ func bodySnippet(body io.Reader) string {
 // readStream consumes the SSE body and fills in the measurements.
 func readStream(body io.Reader, r *Result) error {
 	var (
-		sse        = newSSEReader(body)
-		arrivals   []arrival
-		output     strings.Builder
-		lastTokens int  // cumulative completion_tokens seen so far
-		prevUsage  bool // the previous chunk carried usage too
-		sawDone    bool
-		sawFinish  bool
-		last       *usage
-		events     int
+		sse       = newSSEReader(body)
+		output    strings.Builder
+		sawDone   bool
+		sawFinish bool
+		last      *usage
+		events    int
+		prev      time.Duration // arrival of the previous content chunk
 	)
 	var now time.Duration
 	for {
@@ -177,52 +175,47 @@ func readStream(body io.Reader, r *Result) error {
 			sawFinish = true
 			r.FinishReason = p.finish
 		}
-		// Per-chunk token counts come from the usage delta only when usage
-		// is continuous (on the previous chunk too); usage that appears
-		// only at the end says nothing about how tokens were chunked.
-		tokens := 1
 		if p.usage != nil {
-			if prevUsage {
-				tokens = p.usage.CompletionTokens - lastTokens
-			}
 			last = p.usage
-			lastTokens = p.usage.CompletionTokens
 		}
-		prevUsage = p.usage != nil
 		if !p.generated {
 			continue
 		}
-		if len(arrivals) == 0 {
+		// ITL as vllm bench serve and vLLM's own histogram define it: one
+		// gap per content chunk, however many tokens the chunk holds
+		// (speculative decoding, --stream-interval); per-token speed is TPOT.
+		switch r.ContentChunks {
+		case 0:
 			r.TTFT, r.HasTTFT = now, true
 			r.tracef("first token", "elapsed", now)
-		}
-		if len(arrivals) == MaxContentChunks {
+		case MaxContentChunks:
 			return errTooManyChunks
+		default:
+			r.ITL = append(r.ITL, now-prev)
 		}
-		arrivals = append(arrivals, arrival{at: now, tokens: tokens})
+		prev = now
+		r.ContentChunks++
 		if output.Len() < MaxOutputBytes {
 			output.WriteString(p.content)
 		}
 	}
-	r.ContentChunks = len(arrivals)
 	r.Output = truncateBytes(output.String(), MaxOutputBytes)
-	r.ITL = interTokenLatencies(arrivals)
 	if last != nil && last.CompletionTokens > 0 {
 		r.UsageReported = true
 		r.OutputTokens = last.CompletionTokens
 		r.PromptTokens = last.PromptTokens
 		r.CachedTokens = last.cachedTokens()
 	} else {
-		r.OutputTokens = len(arrivals) // counted, as vllm bench does without usage
+		r.OutputTokens = r.ContentChunks // counted, as vllm bench does without usage
 		if last != nil {
 			r.PromptTokens = last.PromptTokens
 			r.CachedTokens = last.cachedTokens()
 		}
 	}
 	if !sawDone && !sawFinish {
-		return fail(ReasonStreamBroken, fmt.Errorf("stream ended after %d content chunks without [DONE] or finish_reason", len(arrivals)))
+		return fail(ReasonStreamBroken, fmt.Errorf("stream ended after %d content chunks without [DONE] or finish_reason", r.ContentChunks))
 	}
-	if len(arrivals) == 0 {
+	if r.ContentChunks == 0 {
 		return fail(ReasonEmptyOutput, fmt.Errorf("stream completed (finish_reason %q) without generated content", r.FinishReason))
 	}
 	r.TPOT = timePerOutputToken(r.E2EL, r.TTFT, r.OutputTokens)

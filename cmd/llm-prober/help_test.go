@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -30,5 +34,22 @@ func TestHelpShowsProbeFlags(t *testing.T) {
 		if c.not != "" && strings.Contains(stdout.String(), c.not) {
 			t.Errorf("%v: shows %q", c.args, c.not)
 		}
+	}
+}
+
+// --config.check fails on a file the config names but that cannot be read,
+// naming file, line and field; the same config loads in a running prober.
+func TestConfigCheckReportsMissingFiles(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "llm-prober.yml")
+	writeConfig(t, file, fmt.Sprintf(configTemplate,
+		"  - {name: a, url: \"https://127.0.0.1:1\", model: m, modules: [chat], http_client_config: {tls_config: {ca_file: missing-ca.pem}}}\n"))
+	out, err := exec.Command(binary, "--config.check", "--config.file="+file).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("want exit 1, got %v: %s", err, out)
+	}
+	if want := regexp.MustCompile(`llm-prober\.yml:\d+: targets\[0\]\.http_client_config\.tls_config\.ca_file: .*missing-ca\.pem`); !want.Match(out) {
+		t.Errorf("message %q lacks file, line, field and path", out)
 	}
 }

@@ -164,6 +164,14 @@ func checkConfig(file string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// Files a running prober would read later (a reload may find them)
+	// but whose absence now means failing probes.
+	if errs := config.CheckFiles(cfg); len(errs) > 0 {
+		for _, err := range errs {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		return 1
+	}
 	fmt.Printf("%s: OK (%d targets, %d modules)\n", file, len(cfg.Targets), len(cfg.Modules))
 	return 0
 }
