@@ -4,6 +4,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"sort"
@@ -34,6 +35,9 @@ type Scheduler struct {
 	metrics   *Metrics
 	userAgent string
 	observe   Observer
+	// waiting, if set, tells how many requests the target's server
+	// reports queued, to explain a timeout before the first token.
+	waiting func(target string) (float64, bool)
 
 	// applyMu serialises Apply, which alone writes jobs and clients and
 	// may wait for stopping probes; mu guards only the swap of jobs, so
@@ -76,6 +80,24 @@ func NewScheduler(logger log.Logger, metrics *Metrics, userAgent string, observe
 		logger: logger, metrics: metrics, userAgent: userAgent, observe: observe,
 		jobs: map[jobKey]*job{}, clients: map[string]*targetClient{},
 		ctx: ctx, cancel: cancel,
+	}
+}
+
+// ExplainQueueing makes a timeout before the first token say so when the
+// target's server reports waiting requests (from its scraped metrics):
+// the probe was queued behind real traffic, the server is saturated, not
+// unreachable. Call before the first Apply.
+func (s *Scheduler) ExplainQueueing(waiting func(target string) (float64, bool)) {
+	s.waiting = waiting
+}
+
+// explain adds what the server reported to a probe's error.
+func (s *Scheduler) explain(r *Result) {
+	if r.Reason != ReasonTimeoutFirstToken || s.waiting == nil {
+		return
+	}
+	if n, ok := s.waiting(r.Target); ok && n > 0 {
+		r.Err = fmt.Errorf("%w; the server reports %g requests waiting: queued behind them (saturated, not unreachable)", r.Err, n)
 	}
 }
 
@@ -207,6 +229,7 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) boo
 		return true // shut down or reloaded mid-probe: not a target failure
 	}
 	end := time.Now()
+	s.explain(r)
 	s.metrics.Record(r, end)
 	j.mu.Lock()
 	j.last = r.summary()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/signal"
@@ -93,6 +94,10 @@ func (f *proberFlags) run() int {
 	metrics := prober.NewMetrics(reg)
 	a.scheduler = prober.NewScheduler(logger, metrics, "llm-prober/"+version.Version, a.observe)
 	a.servers = collector.NewManager(logger)
+	a.scheduler.ExplainQueueing(func(target string) (float64, bool) {
+		st, ok := a.servers.ServerStatus(target)
+		return st.RequestsWaiting, ok && !math.IsNaN(st.RequestsWaiting)
+	})
 	reg.MustRegister(prober.NewTargetInfo(a.safe.Get), a.servers)
 
 	if err := a.reload(); err != nil {
