@@ -2,7 +2,6 @@ package loadtest
 
 import (
 	"context"
-	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -55,6 +54,9 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 		o.IDPrefix = "bench"
 	}
 	r := &runner{o: o, ctx: ctx, run: &Run{Opts: o, Errors: map[prober.Reason]string{}}}
+	if n := r.total(); n > 0 {
+		r.run.Records = make([]Record, 0, n) // no doubling copies at a million
+	}
 	r.warmupEnd.Store(-1)
 	if o.WarmupDuration > 0 {
 		r.warmupEnd.Store(int64(o.WarmupDuration))
@@ -113,6 +115,11 @@ func (r *runner) admit(i int, t time.Duration) (warmup, ok bool) {
 	return false, true
 }
 
+// sendLead is how far ahead of its planned time a request's goroutine is
+// started and its body built, so that only a timer wake separates the
+// plan from the send.
+const sendLead = 2 * time.Millisecond
+
 func (r *runner) openLoop() {
 	var wg sync.WaitGroup
 	var sem chan struct{}
@@ -128,7 +135,7 @@ func (r *runner) openLoop() {
 		if !ok {
 			break
 		}
-		if !r.sleepUntil(timer, planned) {
+		if !r.sleepUntil(timer, planned-sendLead) {
 			break
 		}
 		if sem != nil {
@@ -144,7 +151,7 @@ func (r *runner) openLoop() {
 		r.inflight.Add(1)
 		go func() {
 			defer wg.Done()
-			r.do(i, planned, warmup)
+			r.do(i, planned, warmup, true)
 			if sem != nil {
 				<-sem
 			}
@@ -186,18 +193,23 @@ func (r *runner) closedLoop() {
 					return
 				}
 				r.inflight.Add(1)
-				r.do(i, planned, warmup)
+				r.do(i, planned, warmup, false)
 			}
 		}()
 	}
 	wg.Wait()
 }
 
-// do sends request i and records it.
-func (r *runner) do(i int, planned time.Duration, warmup bool) {
+// do sends request i (at its planned time, if wait) and records it.
+func (r *runner) do(i int, planned time.Duration, warmup, wait bool) {
 	defer r.inflight.Add(-1)
 	it := r.o.Workload.Item(i)
 	m := r.module(it)
+	if wait {
+		if d := time.Until(r.started.Add(planned)); d > 0 {
+			time.Sleep(d)
+		}
+	}
 	ctx, cancel := context.WithTimeout(r.ctx, r.o.Timeout)
 	res := prober.Run(ctx, r.o.Client, r.o.Target, m, r.o.IDPrefix+"-"+strconv.Itoa(i), r.o.UserAgent)
 	cancel()
@@ -310,6 +322,3 @@ func (r *runner) reportProgress(done chan struct{}) func() {
 		r.o.Progress(snap(true))
 	}
 }
-
-// infRate is an infinite request rate.
-var infRate = math.Inf(1)

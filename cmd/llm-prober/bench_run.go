@@ -50,6 +50,7 @@ func (b *benchFlags) run() int {
 }
 
 func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) {
+	loadtest.TuneGC()
 	env := &benchEnv{b: b, out: out, log: log}
 	var err error
 	if env.slo, err = loadtest.ParseSLO(b.goodput); err != nil {
