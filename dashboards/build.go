@@ -4,7 +4,7 @@
 // (dashboards_test.go fails when they are stale).
 package dashboards
 
-//go:generate go run ./cmd/generate -out .
+//go:generate go run ./cmd/generate -out . -rules-out ../alerts
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/stat"
 	"github.com/grafana/grafana-foundation-sdk/go/table"
 	"github.com/grafana/grafana-foundation-sdk/go/timeseries"
+	"github.com/llm-prober/llm-prober/dashboards/rules"
 )
 
 // File is one generated dashboard.
@@ -26,13 +27,20 @@ type File struct {
 	Dashboard dashboard.Dashboard
 }
 
-// All builds every dashboard.
-func All() ([]File, error) {
+// All builds every dashboard for the default rule options.
+func All() ([]File, error) { return AllWith(rules.Default()) }
+
+// AllWith builds every dashboard; the SLO dashboard reads its period and
+// burn factors from the rule options, so it shows what the alerts use.
+func AllWith(c rules.Config) ([]File, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
 	builders := []struct {
 		name string
 		b    *dashboard.DashboardBuilder
 	}{
-		{"llm-prober-slo.json", sloOverview()},
+		{"llm-prober-slo.json", sloOverview(c)},
 		{"llm-prober-capacity.json", capacity()},
 		{"llm-prober-target.json", targetDrillDown()},
 	}
@@ -51,8 +59,11 @@ func All() ([]File, error) {
 }
 
 // Render returns the JSON for every dashboard, keyed by file name.
-func Render() (map[string][]byte, error) {
-	files, err := All()
+func Render() (map[string][]byte, error) { return RenderWith(rules.Default()) }
+
+// RenderWith is Render for the given rule options.
+func RenderWith(c rules.Config) (map[string][]byte, error) {
+	files, err := AllWith(c)
 	if err != nil {
 		return nil, err
 	}
@@ -241,14 +252,6 @@ func labelVar(name, label, desc, match string) *dashboard.QueryVariableBuilder {
 		IncludeAll(true).
 		AllValue(".*").
 		Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt("All"), Value: dashboard.StringOrArrayOfString{ArrayOfString: []string{"$__all"}}})
-}
-
-func customVar(name, label, desc, values, def string) *dashboard.CustomVariableBuilder {
-	return dashboard.NewCustomVariableBuilder(name).
-		Label(label).
-		Description(desc).
-		Values(dashboard.StringOrMap{String: ptr(values)}).
-		Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt(def), Value: textOpt(def)})
 }
 
 // base returns a dashboard with the common settings and the datasource,

@@ -1,10 +1,14 @@
 package dashboards
 
 import (
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/llm-prober/llm-prober/dashboards/rules"
 )
 
 // e substitutes the standard selectors into an expression: SEL for the
@@ -20,46 +24,52 @@ func goodRatio(window string) string {
 / sum by (target, model) (increase(llm_prober_probes_total{SEL}[` + window + `]))`)
 }
 
-// burnRate is the goodput error ratio over a window divided by the error budget.
-func burnRate(window string) string {
-	return e(`(
-  1 - sum by (target, model) (rate(llm_prober_probes_good_total{SEL}[` + window + `]))
-      / sum by (target, model) (rate(llm_prober_probes_total{SEL}[` + window + `]))
-) / (1 - $objective)`)
+// recorded selects a recording rule's series for the dashboard selection.
+func recorded(name, extra string) string {
+	return name + "{" + sel + extra + "}"
 }
 
-func sloOverview() *dashboard.DashboardBuilder {
+// burnRate is the recorded goodput error ratio over a window divided by
+// the recorded error budget: the numbers the burn-rate alerts compare.
+func burnRate(window string) string {
+	return recorded("target_model:llm_prober_slo_errors:ratio_rate"+window, `, slo="goodput"`) +
+		"\n/ on (slo) group_left () llm_prober:slo_error_budget:ratio"
+}
+
+func sloOverview(c rules.Config) *dashboard.DashboardBuilder {
 	p := &panelIDs{}
+	period := c.Period()
+	var pages []string
+	for _, w := range rules.BurnWindows {
+		if w.Severity == "critical" {
+			pages = append(pages, fmt.Sprintf("%s over %s and %s", strconv.FormatFloat(math.Round(w.Factor(c.PeriodDays)*100)/100, 'f', -1, 64), w.Long, w.Short))
+		}
+	}
 	return base("llm-prober-slo", "llm-prober / SLO overview",
 		"Synthetic-probe service levels of LLM inference endpoints: goodput, error budget, client-side latency percentiles, failures.", "slo").
-		WithVariable(customVar("objective", "SLO objective",
-			"Goodput objective (fraction of good probes). Keep it equal to llm_prober:slo_objective:ratio{slo=\"goodput\"} in alerts/llm-prober-rules.yml.",
-			"0.9,0.95,0.99,0.995,0.999", "0.99")).
-		WithVariable(customVar("slo_window", "SLO window",
-			"Compliance window for the error budget.",
-			"1d,7d,28d,30d", "28d")).
 		WithRow(row("Goodput and error budget")).
 		WithPanel(p.stat("Goodput (time range)",
 			"Fraction of probes in the dashboard time range that succeeded and met every configured latency SLO (llm_prober_probes_good_total / llm_prober_probes_total).",
 			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
 			thresholds("red", 0.95, "orange", 0.99, "green"),
 			q{expr: goodRatio("$__range"), legend: "{{target}} {{model}}", instant: true})).
-		WithPanel(p.stat("Error budget remaining",
-			"Share of the goodput error budget (1 - objective) left over the SLO window: 1 - error ratio / (1 - $objective). Negative means the SLO is already missed for this window.",
+		WithPanel(p.stat("Error budget remaining ("+period+")",
+			"Share of the goodput error budget left over the "+period+" SLO period, from the recording rule target_model:llm_prober_slo_period_error_budget_remaining:ratio (the objective and period are those of alerts/llm-prober-rules.yml). Negative means the SLO is already missed for this period.",
 			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
 			thresholds("red", 0.0, "orange", 0.25, "green"),
-			q{expr: "1 - (1 - (" + goodRatio("$slo_window") + ")) / (1 - $objective)", legend: "{{target}} {{model}}", instant: true})).
+			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", `, slo="goodput"`), legend: "{{target}} {{model}} {{instance}}", instant: true})).
 		WithPanel(p.ts("Goodput ratio",
 			"Fraction of probes that succeeded and met every configured SLO, per target and model. Compare with the SLO objective variable.",
 			"percentunit", 12, 6, tsOpts{max: one},
 			q{expr: e(`sum by (target, model) (rate(llm_prober_probes_good_total{SEL}[$__rate_interval]))
 / sum by (target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "{{target}} {{model}}"})).
 		WithPanel(p.ts("Goodput burn rate",
-			"How many times faster than sustainable the goodput error budget is being spent, over the alerting windows (1 = exactly on budget; pages fire at 14.4 over 1h and 5m, and at 6 over 6h and 30m).",
+			"How many times faster than sustainable the goodput error budget is being spent, from the recorded error ratios the alerts use (1 = exactly on budget for the "+period+" period; pages fire at "+strings.Join(pages, ", and at ")+"). The "+period+" line is the period's burn rate.",
 			"suffix:×", 12, 7, tsOpts{min: zero},
 			q{expr: burnRate("5m"), legend: "5m {{target}} {{model}}"},
 			q{expr: burnRate("1h"), legend: "1h {{target}} {{model}}"},
-			q{expr: burnRate("6h"), legend: "6h {{target}} {{model}}"})).
+			q{expr: burnRate("6h"), legend: "6h {{target}} {{model}}"},
+			q{expr: recorded("target_model:llm_prober_slo_period_burn_rate:ratio", `, slo="goodput"`), legend: period + " {{target}} {{model}}"})).
 		WithPanel(p.ts("Error ratio by SLO",
 			"Fraction of probes that failed (availability), and per latency SLO (ttft, tpot, e2el) the fraction of the probes of modules with that SLO that succeeded but missed it.",
 			"percentunit", 12, 7, tsOpts{min: zero},
@@ -70,6 +80,10 @@ func sloOverview() *dashboard.DashboardBuilder {
   rate(llm_prober_probes_total{SEL}[$__rate_interval])
   * on (job, instance, target, model, module) group_right () (0 * (llm_prober_slo_seconds{SEL} > 0) + 1)
 )`), legend: "{{slo}} {{target}} {{model}}"})).
+		WithPanel(p.ts("Error budget remaining by SLO ("+period+")",
+			"Share of each SLO's error budget left over the "+period+" period (Sloth-style target_model:llm_prober_slo_period_error_budget_remaining:ratio): goodput, availability and each configured latency SLO.",
+			"percentunit", 24, 7, tsOpts{max: one},
+			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", ""), legend: "{{slo}} {{target}} {{model}}"})).
 		WithRow(row("Client-side latency (synthetic probes)")).
 		WithPanel(p.ts("Time to first token",
 			"Probe TTFT percentiles (request sent until the first chunk with generated content), from llm_prober_time_to_first_token_seconds. Exemplars carry the probe_id.",

@@ -135,7 +135,7 @@ var expectFiring = []string{
 	"LLMProberKVCacheNearFull",
 	"LLMProberKVCacheExhaustionForecast",
 	"LLMProberHighPreemptionRate",
-	"LLMProberRequestQueueGrowing",
+	"LLMProberRequestsQueueing",
 	"LLMProberLatencyBudgetBurn",
 	"LLMProberGoodputBudgetBurn",
 }
@@ -160,11 +160,13 @@ var expectQuiet = []string{
 
 // shortenAlerts rewrites the alerting rules for a test that lasts minutes:
 // every `for:` becomes 2s, and the alert expressions' own windows shrink
-// (10m -> 10s, 30m -> 1m). Recording rules are loaded unchanged.
+// (10m -> 10s, 30m -> 1m, and the forecast's "30 minutes old" guard to 1m).
+// Recording rules are loaded unchanged.
 func shortenAlerts(src string) string {
 	src = regexp.MustCompile(`(?m)^(\s+for:) \S+$`).ReplaceAllString(src, "$1 2s")
 	src = strings.ReplaceAll(src, "[10m]", "[10s]")
 	src = strings.ReplaceAll(src, "[30m]", "[1m]")
+	src = strings.ReplaceAll(src, "offset 30m", "offset 1m")
 	return src
 }
 

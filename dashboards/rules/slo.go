@@ -1,0 +1,195 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// fnum drops float noise (13.440000000000001 -> 13.44).
+func fnum(f float64) string { return strconv.FormatFloat(f, 'g', 10, 64) }
+
+// factorText is a burn factor for people: 13.44, 5.6, 0.93.
+func factorText(f float64) string { return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64) }
+
+func sloConfigGroup(c Config) Group {
+	g := Group{
+		Comment: "SLO configuration: objectives, error budgets, period and the minimum-probe guard.\n" +
+			"Edit the objectives here (or regenerate with -objective); everything else reads them.",
+		Name: "llm-prober-slo-config",
+	}
+	for i, slo := range SLOs {
+		r := Rule{Record: "llm_prober:slo_objective:ratio", Expr: "vector(" + fnum(c.Objective) + ")", Labels: map[string]string{"slo": slo}}
+		if i == 0 {
+			r.Comment = "Objective per SLO (fraction of probes that must be good).\n" +
+				"goodput: succeeded AND met every configured latency SLO.\n" +
+				"availability: did not fail (any llm_prober_probe_failures_total reason).\n" +
+				"ttft|tpot|e2el: did not violate that latency SLO."
+		}
+		g.Rules = append(g.Rules, r)
+	}
+	g.Rules = append(g.Rules,
+		Rule{Comment: "Error budget: the fraction of probes allowed to be bad (Sloth's slo:error_budget:ratio).",
+			Record: "llm_prober:slo_error_budget:ratio", Expr: "1 - llm_prober:slo_objective:ratio"},
+		Rule{Comment: "The SLO period (compliance window) the burn factors and the period series use.",
+			Record: "llm_prober:slo_period:days", Expr: fmt.Sprintf("vector(%d)", c.PeriodDays)},
+		Rule{Comment: "Burn-rate alerts need at least this many probes in their long window\n" +
+			"(at one probe per 15s a 1h window holds 240): one bad probe of a sparse\nprober must not page.",
+			Record: "llm_prober:slo_min_probes:count", Expr: fmt.Sprintf("vector(%d)", c.MinProbes)},
+	)
+	return g
+}
+
+func sliGroup(c Config) Group {
+	g := Group{
+		Comment: "SLI error ratios, one series per (cluster, job, instance, target, model, slo)\n" +
+			"and window. The latency SLIs count llm_prober_slo_violations_total (successful\n" +
+			"probes that missed that SLO) over the probes of the modules that configure\n" +
+			"that SLO (llm_prober_slo_seconds); failed probes count against availability\n" +
+			"and goodput, not against the latency SLIs. instance (the prober) is kept so\n" +
+			"that the alerts carry it: LLMProberDown inhibits them by instance.",
+		Name: "llm-prober-slo-sli",
+	}
+	for _, w := range SLIWindows {
+		name := "target_model:llm_prober_slo_errors:ratio_rate" + w
+		g.Rules = append(g.Rules,
+			Rule{Record: name, Labels: map[string]string{"slo": "goodput"}, Expr: c.expand(`
+1 - (
+  sum by (<TM>) (rate(llm_prober_probes_good_total{SEL}[W]))
+  or
+  0 * sum by (<TM>) (rate(llm_prober_probes_total{SEL}[W]))
+)
+/ sum by (<TM>) (rate(llm_prober_probes_total{SEL}[W]))`)},
+			Rule{Record: name, Labels: map[string]string{"slo": "availability"}, Expr: c.expand(`
+(
+  sum by (<TM>) (rate(llm_prober_probe_failures_total{SEL}[W]))
+  or
+  0 * sum by (<TM>) (rate(llm_prober_probes_total{SEL}[W]))
+)
+/ sum by (<TM>) (rate(llm_prober_probes_total{SEL}[W]))`)},
+			Rule{Record: name, Expr: c.expand(`
+(
+  sum by (<TM>, slo) (rate(llm_prober_slo_violations_total{SEL}[W]))
+  or
+  0 * group by (<TM>, slo) (llm_prober_slo_seconds{SEL} > 0)
+)
+/
+sum by (<TM>, slo) (
+  rate(llm_prober_probes_total{SEL}[W])
+  * on (<TM>, module) group_right ()
+  (0 * (llm_prober_slo_seconds{SEL} > 0) + 1)
+)`)},
+			Rule{Record: "target_model:llm_prober_probes:increase" + w,
+				Expr: c.expand(`sum by (<TM>) (increase(llm_prober_probes_total{SEL}[W]))`)},
+		)
+	}
+	for i := range g.Rules {
+		w := strings.TrimPrefix(g.Rules[i].Record, "target_model:llm_prober_slo_errors:ratio_rate")
+		if strings.HasPrefix(g.Rules[i].Record, "target_model:llm_prober_probes:increase") {
+			w = strings.TrimPrefix(g.Rules[i].Record, "target_model:llm_prober_probes:increase")
+		}
+		g.Rules[i].Expr = strings.ReplaceAll(g.Rules[i].Expr, "[W]", "["+w+"]")
+	}
+	return g
+}
+
+// sloPeriodGroup records Sloth-style reporting series over the SLO period,
+// which the SLO dashboard reads, so that it and the alerts agree.
+func sloPeriodGroup(c Config) Group {
+	p := c.Period()
+	return Group{
+		Comment: "SLO reporting over the period (" + p + "), like Sloth's slo:sli_error:ratio_rate30d,\n" +
+			"slo:period_burn_rate:ratio and slo:period_error_budget_remaining:ratio.\n" +
+			"The period error ratio averages the recorded 5m ratio (as Sloth does), so\n" +
+			"it reads the recorded series, not " + p + " of raw samples.",
+		Name: "llm-prober-slo-period",
+		Rules: []Rule{
+			{Record: "target_model:llm_prober_slo_errors:ratio_rate" + p,
+				Expr: "avg_over_time(target_model:llm_prober_slo_errors:ratio_rate5m[" + p + "])"},
+			{Comment: "Budget spent over the period, as a multiple of the whole budget (1 = all of it).",
+				Record: "target_model:llm_prober_slo_period_burn_rate:ratio",
+				Expr: "target_model:llm_prober_slo_errors:ratio_rate" + p + "\n" +
+					"/ on (slo) group_left () llm_prober:slo_error_budget:ratio"},
+			{Comment: "Share of the period's error budget left (negative: the SLO is missed).",
+				Record: "target_model:llm_prober_slo_period_error_budget_remaining:ratio",
+				Expr:   "1 - target_model:llm_prober_slo_period_burn_rate:ratio"},
+		},
+	}
+}
+
+// burnAlert describes one of the three SLO burn-rate alerts.
+type burnAlert struct {
+	name, sloMatch, summary, anchor string
+}
+
+var burnAlerts = []burnAlert{
+	{"LLMProberGoodputBudgetBurn", `slo="goodput"`, "Goodput (successful probes that met every latency SLO)", ""},
+	{"LLMProberAvailabilityBudgetBurn", `slo="availability"`, "Probe availability", ""},
+	{"LLMProberLatencyBudgetBurn", `slo=~"ttft|tpot|e2el"`, "A latency SLO (TTFT, TPOT or E2E latency)", ""},
+}
+
+// targetPresent keeps an alert only while the prober exports the target:
+// when the prober dies (stale markers) or drops the target, the alert
+// resolves at the next evaluation instead of living on in its windows.
+const targetPresent = `and on (<TM>)
+llm_prober_target_info{SEL}`
+
+func burnAlertGroup(c Config) Group {
+	g := Group{
+		Comment: "Multi-window, multi-burn-rate SLO alerts. Factor = share of the " + c.Period() + " budget\n" +
+			"spent in the long window x period / long window.",
+		Name: "llm-prober-slo-burn",
+	}
+	for _, a := range burnAlerts {
+		for _, w := range BurnWindows {
+			f := fnum(w.Factor(c.PeriodDays))
+			ft := factorText(w.Factor(c.PeriodDays))
+			expr := c.expand(`
+(
+  target_model:llm_prober_slo_errors:ratio_rateLONG{SLO}
+    > on (slo) group_left () (F * llm_prober:slo_error_budget:ratio)
+)
+and on (<TM>, slo)
+(
+  target_model:llm_prober_slo_errors:ratio_rateSHORT{SLO}
+    > on (slo) group_left () (F * llm_prober:slo_error_budget:ratio)
+)
+and on (<TM>)
+(
+  target_model:llm_prober_probes:increaseLONG
+    >= on () group_left () llm_prober:slo_min_probes:count
+)
+` + targetPresent)
+			expr = strings.NewReplacer("LONG", w.Long, "SHORT", w.Short, "{SLO}", "{"+a.sloMatch+"}", "F *", f+" *").Replace(expr)
+			g.Rules = append(g.Rules, Rule{
+				Alert: a.name, Expr: expr, For: w.For,
+				Labels: map[string]string{"severity": w.Severity, "long": w.Long, "short": w.Short},
+				Annotations: map[string]string{
+					"summary": fmt.Sprintf("%s is spending its error budget more than %sx as fast as sustainable.", a.summary, ft),
+					"description": fmt.Sprintf("{{ $value | humanizePercentage }} of the probes of {{ $labels.target }} "+
+						"(model {{ $labels.model }}, prober {{ $labels.instance }}) missed the {{ $labels.slo }} SLO "+
+						"over the last %s (and over the last %s): at this rate more than %g%% of the %s error budget goes in %s.",
+						w.Long, w.Short, w.BudgetShare*100, c.Period(), w.Long),
+					"runbook_url":   c.runbook(a.name),
+					"dashboard_url": c.dashboardURL(SLODashboardUID, true),
+				},
+			})
+		}
+	}
+	return g
+}
+
+func (c Config) runbook(alert string) string {
+	return c.RunbookURL + "#" + strings.ToLower(alert)
+}
+
+// dashboardURL opens a dashboard with the alert's prober, target and model
+// selected (perTarget), or its prober only.
+func (c Config) dashboardURL(uid string, perTarget bool) string {
+	u := strings.TrimRight(c.GrafanaURL, "/") + "/d/" + uid + "?var-job={{ $labels.job | urlquery }}&var-instance={{ $labels.instance | urlquery }}"
+	if perTarget {
+		u += "&var-target={{ $labels.target | urlquery }}&var-model={{ $labels.model | urlquery }}"
+	}
+	return u
+}

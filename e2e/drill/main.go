@@ -1,0 +1,337 @@
+// Command drill runs the alert drill: four mock vLLM personalities
+// (healthy, slow, saturated, killed), llm-prober probing them, and a real
+// Prometheus 3 with the shipped rules, unchanged, scraping and evaluating
+// every 5s. At the end the prober itself is killed. It prints a table of
+// alert x personality and exits non-zero when the healthy target alerts,
+// an expected alert does not fire, or an alert outlives the dead prober.
+//
+// Run it with scripts/alert-drill.sh (it builds the binaries).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// mode is the drill's timeline.
+type mode struct {
+	name          string
+	killTargetAt  time.Duration // the "dead" mock is killed
+	killProberAt  time.Duration // llm-prober is killed
+	observeAfter  time.Duration // how long to watch after the prober died
+	expect        map[string][]string
+	expectPending map[string][]string // must at least be pending (the for: outlasts the drill)
+}
+
+var personalities = []string{"healthy", "slow", "saturated", "dead", "prober"}
+
+// Alerts each personality must fire. Everything on "healthy" must stay
+// silent, and mustNot alerts must stay silent where listed. The saturated
+// server's probes time out while queued (timeout_first_token), so it pages
+// on availability and goodput, not on latency (no probe succeeds to be slow).
+var full = mode{
+	name: "full", killTargetAt: 5 * time.Minute, killProberAt: 25 * time.Minute, observeAfter: 6 * time.Minute,
+	expect: map[string][]string{
+		"slow":      {"LLMProberLatencyBudgetBurn", "LLMProberGoodputBudgetBurn"},
+		"saturated": {"LLMProberAvailabilityBudgetBurn", "LLMProberGoodputBudgetBurn", "LLMProberKVCacheNearFull", "LLMProberHighPreemptionRate", "LLMProberRequestsQueueing"},
+		"dead":      {"LLMProberTargetUnreachable", "LLMProberAvailabilityBudgetBurn", "LLMProberGoodputBudgetBurn", "LLMProberProbesFailing", "LLMProberServerMetricsScrapeFailing"},
+		"prober":    {"LLMProberDown"},
+	},
+}
+
+// quick covers the short windows in about 7 minutes: the 1h/5m burn
+// pages, the persistent queue, and the dead prober's alerts resolving
+// (LLMProberDown's 5m for: outlasts it, so it must only be pending).
+var quick = mode{
+	name: "quick", killTargetAt: time.Minute, killProberAt: 6 * time.Minute, observeAfter: 75 * time.Second,
+	expect: map[string][]string{
+		"slow":      {"LLMProberLatencyBudgetBurn", "LLMProberGoodputBudgetBurn"},
+		"saturated": {"LLMProberAvailabilityBudgetBurn", "LLMProberGoodputBudgetBurn", "LLMProberRequestsQueueing"},
+		"dead":      {"LLMProberAvailabilityBudgetBurn", "LLMProberGoodputBudgetBurn"},
+	},
+	expectPending: map[string][]string{
+		"dead":   {"LLMProberTargetUnreachable", "LLMProberProbesFailing"},
+		"prober": {"LLMProberDown"},
+	},
+}
+
+// mustNot: the saturated server is overloaded, not unreachable (its probes
+// time out after the headers), and no forecast fires on a start-up ramp.
+var mustNot = map[string][]string{
+	"saturated": {"LLMProberTargetUnreachable"},
+	"*":         {"LLMProberKVCacheExhaustionForecast"},
+}
+
+// Mock settings per personality (llm-prober mock-vllm flags).
+var mockArgs = map[string][]string{
+	"healthy":   {"--ttft", "100ms", "--ttft-jitter", "20ms", "--itl", "10ms", "--itl-jitter", "2ms"},
+	"slow":      {"--ttft", "900ms", "--ttft-jitter", "50ms", "--itl", "10ms", "--itl-jitter", "2ms"},
+	"saturated": {"--max-running", "2", "--kv-blocks", "16", "--faults", "rate_limit=0.03,stream_error=0.03"},
+	"dead":      {"--ttft", "100ms", "--itl", "10ms"},
+}
+
+// Steady load clients per personality (the probes come on top).
+var loadClients = map[string]int{"healthy": 1, "saturated": 6}
+
+const proberConfig = `global:
+  interval: 5s
+  timeout: 5s
+  max_concurrent_probes: 16
+modules:
+  chat:
+    api: chat
+    messages:
+      - role: user
+        content: "Count from one to twenty, in words."
+    max_tokens: 16
+    ignore_eos: true
+    slo:
+      ttft: 500ms
+      tpot: 50ms
+      e2el: 2s
+targets:
+{{TARGETS}}`
+
+const targetTmpl = `  - name: %s
+    url: "http://%s"
+    model: mock-model
+    backend: vllm
+    modules: [chat]
+    server_metrics:
+      enabled: true
+      interval: 5s
+`
+
+const promConfig = `global:
+  scrape_interval: 5s
+  scrape_timeout: 5s
+  evaluation_interval: 5s
+rule_files:
+  - {{RULES}}/llm-prober-rules.yml
+  - {{RULES}}/llm-prober-alerts.yml
+scrape_configs:
+  - job_name: llm-prober
+    scrape_native_histograms: true
+    always_scrape_classic_histograms: true
+    static_configs:
+      - targets: ["{{PROBER}}"]
+`
+
+func main() {
+	quickFlag := flag.Bool("quick", false, "run the ~7 minute drill of the short windows instead of the ~31 minute one")
+	proberBin := flag.String("prober", ".cache/bin/llm-prober", "llm-prober binary")
+	promBin := flag.String("prometheus", ".cache/bin/prometheus", "Prometheus binary (from tools/go.mod)")
+	rulesDir := flag.String("rules", "alerts", "directory with llm-prober-rules.yml and llm-prober-alerts.yml")
+	tableOut := flag.String("table", "", "also write the result table (markdown) to this file")
+	record := flag.String("record", "", "write the raw series of the run, in promtool input_series notation, to this file")
+	flag.Parse()
+	m := full
+	if *quickFlag {
+		m = quick
+	}
+	ok, err := run(m, *proberBin, *promBin, *rulesDir, *tableOut, *record)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "drill:", err)
+		os.Exit(2)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, error) {
+	work, err := os.MkdirTemp("", "alert-drill-")
+	if err != nil {
+		return false, err
+	}
+	fmt.Printf("drill (%s): logs and TSDB in %s\n", m.name, work)
+	rulesAbs, err := filepath.Abs(rulesDir)
+	if err != nil {
+		return false, err
+	}
+	alertNames, err := alertNamesIn(filepath.Join(rulesAbs, "llm-prober-alerts.yml"))
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+
+	var procs []*proc
+	defer func() {
+		for _, p := range procs {
+			p.stop()
+		}
+	}()
+	spawn := func(name, bin string, args ...string) (*proc, error) {
+		p, err := startProc(work, name, bin, args...)
+		if err == nil {
+			procs = append(procs, p)
+		}
+		return p, err
+	}
+
+	// 1. The four mock personalities and their steady load.
+	mocks := map[string]*proc{}
+	var targets strings.Builder
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
+	for _, name := range personalities[:4] {
+		addr, err := freeAddr()
+		if err != nil {
+			return false, err
+		}
+		p, err := spawn("mock-"+name, proberBin, append([]string{"mock-vllm", "--listen-address", addr}, mockArgs[name]...)...)
+		if err != nil {
+			return false, err
+		}
+		if err := waitHTTP(p, "http://"+addr+"/v1/models", 30*time.Second); err != nil {
+			return false, err
+		}
+		mocks[name] = p
+		fmt.Fprintf(&targets, targetTmpl, name, addr)
+		if n := loadClients[name]; n > 0 {
+			load(loadCtx, "http://"+addr, n)
+		}
+	}
+
+	// 2. llm-prober.
+	proberAddr, err := freeAddr()
+	if err != nil {
+		return false, err
+	}
+	cfg := filepath.Join(work, "llm-prober.yml")
+	if err := os.WriteFile(cfg, []byte(strings.Replace(proberConfig, "{{TARGETS}}", targets.String(), 1)), 0o644); err != nil {
+		return false, err
+	}
+	prober, err := spawn("llm-prober", proberBin, "--config.file", cfg, "--web.listen-address", proberAddr)
+	if err != nil {
+		return false, err
+	}
+	if err := waitHTTP(prober, "http://"+proberAddr+"/-/ready", 30*time.Second); err != nil {
+		return false, err
+	}
+
+	// 3. Prometheus with the shipped rules, unchanged.
+	promAddr, err := freeAddr()
+	if err != nil {
+		return false, err
+	}
+	promCfg := filepath.Join(work, "prometheus.yml")
+	pc := strings.NewReplacer("{{RULES}}", rulesAbs, "{{PROBER}}", proberAddr).Replace(promConfig)
+	if err := os.WriteFile(promCfg, []byte(pc), 0o644); err != nil {
+		return false, err
+	}
+	prom, err := spawn("prometheus", promBin, "--config.file", promCfg, "--storage.tsdb.path", filepath.Join(work, "tsdb"),
+		"--web.listen-address", promAddr)
+	if err != nil {
+		return false, err
+	}
+	if err := waitHTTP(prom, "http://"+promAddr+"/-/ready", 60*time.Second); err != nil {
+		return false, err
+	}
+	start := time.Now()
+	api := promAPI{base: "http://" + promAddr}
+	tr := &tracker{api: api, start: start, seen: map[alertKey]*outcome{}, targets: map[string]string{}}
+	for _, n := range personalities[:4] {
+		tr.targets[n] = n
+	}
+	fmt.Printf("prometheus at %s, prober at %s; killing the dead target at %s and the prober at %s\n",
+		api.base, proberAddr, since(start, start.Add(m.killTargetAt)), since(start, start.Add(m.killProberAt)))
+
+	// 4. The timeline.
+	var targetKilled, proberKilled time.Time
+	end := start.Add(m.killProberAt + m.observeAfter)
+	var activeAtKill map[alertKey]bool
+	resolvedAt := map[alertKey]time.Time{}
+	for time.Now().Before(end) {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if prom.exited() {
+			return false, fmt.Errorf("prometheus exited early (see %s)", work)
+		}
+		now := time.Now()
+		if targetKilled.IsZero() && now.Sub(start) >= m.killTargetAt {
+			mocks["dead"].kill()
+			targetKilled = time.Now()
+			fmt.Printf("%8s  killed the dead target's mock\n", since(start, targetKilled))
+		}
+		if proberKilled.IsZero() && now.Sub(start) >= m.killProberAt {
+			prober.kill()
+			stopLoad()
+			proberKilled = time.Now()
+			activeAtKill = map[alertKey]bool{}
+			for k, o := range tr.seen {
+				if o.active && k.who != "prober" {
+					activeAtKill[k] = true
+				}
+			}
+			fmt.Printf("%8s  killed llm-prober (%d target alerts active)\n", since(start, proberKilled), len(activeAtKill))
+		}
+		if err := tr.poll(ctx); err != nil {
+			fmt.Println("poll:", err)
+		}
+		for k := range activeAtKill {
+			if _, done := resolvedAt[k]; !done && !tr.seen[k].active {
+				resolvedAt[k] = time.Now()
+			}
+		}
+		time.Sleep(5 * time.Second)
+	}
+
+	res := result{mode: m, alerts: alertNames, tr: tr, start: start, targetKilled: targetKilled,
+		proberKilled: proberKilled, activeAtKill: activeAtKill, resolvedAt: resolvedAt}
+	table, ok := res.render()
+	fmt.Println()
+	fmt.Print(table)
+	if tableOut != "" {
+		if err := os.WriteFile(tableOut, []byte(table), 0o644); err != nil {
+			return false, err
+		}
+	}
+	if record != "" {
+		if err := recordSeries(ctx, api, start.Add(-30*time.Second), time.Now(), record, res); err != nil {
+			return false, fmt.Errorf("record: %w", err)
+		}
+		fmt.Printf("recorded the raw series to %s\n", record)
+	}
+	return ok, nil
+}
+
+// alertNamesIn lists the alert names of a rule file, in file order.
+func alertNamesIn(file string) ([]string, error) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var f struct {
+		Groups []struct {
+			Rules []struct {
+				Alert string `yaml:"alert"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	if err := yaml.Unmarshal(raw, &f); err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			if r.Alert != "" && !seen[r.Alert] {
+				seen[r.Alert] = true
+				out = append(out, r.Alert)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+type promAPI struct{ base string }
+
+func (a promAPI) get(ctx context.Context, path string, params url.Values) (json.RawMessage, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path+"?"+params.Encode(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Status string          `json:"status"`
+		Data   json.RawMessage `json:"data"`
+		Error  string          `json:"error"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("%s: HTTP %d: %.200s", path, resp.StatusCode, body)
+	}
+	if r.Status != "success" {
+		return nil, fmt.Errorf("%s: %s", path, r.Error)
+	}
+	return r.Data, nil
+}
+
+type alert struct {
+	Labels   map[string]string `json:"labels"`
+	State    string            `json:"state"`
+	ActiveAt time.Time         `json:"activeAt"`
+}
+
+func (a promAPI) alerts(ctx context.Context) ([]alert, error) {
+	data, err := a.get(ctx, "/api/v1/alerts", nil)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Alerts []alert `json:"alerts"`
+	}
+	err = json.Unmarshal(data, &res)
+	return res.Alerts, err
+}
+
+// rangeSeries is one series of a range query; a missing step is NaN.
+type rangeSeries struct {
+	Metric map[string]string
+	Values map[int64]float64 // unix seconds -> value
+}
+
+func (a promAPI) queryRange(ctx context.Context, q string, start, end time.Time, step time.Duration) ([]rangeSeries, error) {
+	data, err := a.get(ctx, "/api/v1/query_range", url.Values{
+		"query": {q},
+		"start": {strconv.FormatInt(start.Unix(), 10)},
+		"end":   {strconv.FormatInt(end.Unix(), 10)},
+		"step":  {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Result []struct {
+			Metric map[string]string `json:"metric"`
+			Values [][2]any          `json:"values"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, err
+	}
+	var out []rangeSeries
+	for _, r := range res.Result {
+		s := rangeSeries{Metric: r.Metric, Values: map[int64]float64{}}
+		for _, v := range r.Values {
+			ts, _ := v[0].(float64)
+			str, _ := v[1].(string)
+			f, err := strconv.ParseFloat(str, 64)
+			if err == nil {
+				s.Values[int64(ts)] = f
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// alertKey is one alert for one personality ("prober" for alerts about
+// the prober itself, which carry no target).
+type alertKey struct{ name, who string }
+
+// outcome is what the drill saw of one alert key.
+type outcome struct {
+	pendingAt, firedAt time.Time // first seen pending / firing
+	lastSeen           time.Time // last poll at which it was active
+	active             bool      // active at the last poll
+	firingAt           time.Time // start of the current firing (zero if not firing)
+}
+
+// tracker polls Prometheus' alerts and keeps an outcome per key.
+type tracker struct {
+	api     promAPI
+	start   time.Time
+	targets map[string]string // target name -> personality
+	seen    map[alertKey]*outcome
+}
+
+func (t *tracker) poll(ctx context.Context) error {
+	alerts, err := t.api.alerts(ctx)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	active := map[alertKey]string{}
+	for _, a := range alerts {
+		who := "prober"
+		if tg, ok := a.Labels["target"]; ok {
+			who = t.targets[tg]
+			if who == "" {
+				who = tg
+			}
+		}
+		k := alertKey{a.Labels["alertname"], who}
+		if a.State == "firing" || active[k] == "" {
+			active[k] = a.State
+		}
+	}
+	for k, o := range t.seen {
+		if _, ok := active[k]; !ok {
+			o.active = false
+			o.firingAt = time.Time{}
+		}
+	}
+	for k, state := range active {
+		o := t.seen[k]
+		if o == nil {
+			o = &outcome{}
+			t.seen[k] = o
+		}
+		o.active, o.lastSeen = true, now
+		if o.pendingAt.IsZero() {
+			o.pendingAt = now
+		}
+		if state == "firing" {
+			if o.firedAt.IsZero() {
+				o.firedAt = now
+				fmt.Printf("%8s  firing   %-38s %s\n", since(t.start, now), k.name, k.who)
+			}
+			if o.firingAt.IsZero() {
+				o.firingAt = now
+			}
+		} else {
+			o.firingAt = time.Time{}
+		}
+	}
+	return nil
+}
+
+func since(start, t time.Time) string {
+	d := t.Sub(start).Round(time.Second)
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
