@@ -3,10 +3,13 @@ package mockvllm
 import "time"
 
 // Step is the mean decode step time with n requests running:
-// ITL + BatchSlowdown × (n−1) + PerSequence × n.
+// ITL + PerSequence × n, or ITL + BatchSlowdown × (n−1) without it.
 func (o Options) Step(n int) time.Duration {
 	n = max(n, 1)
-	return o.ITL.Mean + time.Duration(n-1)*max(o.BatchSlowdown, 0) + time.Duration(n)*max(o.PerSequence, 0)
+	if o.PerSequence > 0 {
+		return o.ITL.Mean + time.Duration(n)*o.PerSequence
+	}
+	return o.ITL.Mean + time.Duration(n-1)*max(o.BatchSlowdown, 0)
 }
 
 // decodeSteps is how many steps follow the first token of an output of
@@ -47,7 +50,11 @@ func (o Options) SaturationRate(promptTokens, outputTokens int) float64 {
 	if m := o.MaxRunningFor(promptTokens, outputTokens); m > 0 {
 		return float64(m) / o.ServiceTime(m, outputTokens).Seconds()
 	}
-	slope := time.Duration(o.decodeSteps(outputTokens)) * (max(o.BatchSlowdown, 0) + max(o.PerSequence, 0))
+	per := o.PerSequence
+	if per <= 0 {
+		per = o.BatchSlowdown
+	}
+	slope := time.Duration(o.decodeSteps(outputTokens)) * max(per, 0)
 	if slope <= 0 {
 		return 0
 	}

@@ -45,9 +45,10 @@ type Options struct {
 	// so decode slows down as the batch grows, as on a real GPU.
 	BatchSlowdown time.Duration
 	// PerSequence makes decode saturate: each step takes
-	// ITL + PerSequence × running (this request included), so token
-	// throughput tends to 1/PerSequence and latency climbs past a knee
-	// computable from the settings (see Capacity).
+	// ITL + PerSequence × running (this request included; BatchSlowdown
+	// is then ignored), so token throughput tends to 1/PerSequence and
+	// latency climbs past a knee computable from the settings (see
+	// SaturationRate).
 	PerSequence time.Duration
 	// TokensPerChunk is the number of tokens per decode step (>1 mimics
 	// --stream-interval or speculative decoding). The first step after a

@@ -105,7 +105,8 @@ func (e *engine) sleepUntil(ctx context.Context, r *request, due time.Time) (pre
 }
 
 // batchDelay is the extra step time caused by the running batch:
-// BatchSlowdown per other request plus PerSequence per request.
+// PerSequence per running request when set (the saturating model), else
+// BatchSlowdown per other running request.
 func (e *engine) batchDelay() time.Duration {
 	if e.o.BatchSlowdown <= 0 && e.o.PerSequence <= 0 {
 		return 0
@@ -113,5 +114,8 @@ func (e *engine) batchDelay() time.Duration {
 	e.mu.Lock()
 	n := len(e.running)
 	e.mu.Unlock()
-	return time.Duration(max(n-1, 0))*max(e.o.BatchSlowdown, 0) + time.Duration(n)*max(e.o.PerSequence, 0)
+	if e.o.PerSequence > 0 {
+		return time.Duration(n) * e.o.PerSequence
+	}
+	return time.Duration(max(n-1, 0)) * e.o.BatchSlowdown
 }
