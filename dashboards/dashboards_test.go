@@ -120,8 +120,9 @@ var (
 	rangeRe  = regexp.MustCompile(`\[([^\]]+)\]`)
 	metricRe = regexp.MustCompile(`[a-z0-9_:]*llm_prober_[a-z0-9_:]+`)
 	// Windows a query may use besides $__rate_interval: the dashboard range,
-	// the SLO window variable, the burn-rate alert windows and the KV forecast.
-	allowedWindows = []string{"$__rate_interval", "$__range", "$slo_window", "5m", "1h", "6h", "30m"}
+	// the burn-rate alert windows and the KV forecast (the SLO period is read
+	// from recording rules, never computed in a panel).
+	allowedWindows = []string{"$__rate_interval", "$__range", "5m", "1h", "6h", "30m"}
 )
 
 // TestLint applies the main rules of Grafana's dashboard linter plus

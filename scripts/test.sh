@@ -15,6 +15,7 @@ step "go vet"
 go vet ./...
 (cd dashboards && go vet ./...)
 (cd bench && go vet ./...)
+(cd tools && go vet ./alertmanager/)
 
 step "build promtool and prometheus (tools/go.mod)"
 mkdir -p .cache/bin
@@ -30,13 +31,18 @@ scripts/build.sh .cache/bin/llm-prober
 .cache/bin/llm-prober --version
 if ldd .cache/bin/llm-prober >/dev/null 2>&1; then echo "binary is not static"; exit 1; fi
 
-step "rules: promtool check + unit tests"
-"$PROMTOOL" check rules alerts/*.yml
+step "rules: promtool check + unit tests (incl. series recorded by the alert drill)"
+"$PROMTOOL" check rules alerts/llm-prober-rules.yml alerts/llm-prober-alerts.yml
 "$PROMTOOL" test rules alerts/tests/*.yml
+
+step "Alertmanager example: decoded and its inhibitions checked with Alertmanager's config package (tools/go.mod)"
+(cd tools && go test -count=1 ./alertmanager/)
+# The alert drill (scripts/alert-drill.sh, ~7 min even with --quick) is not run here;
+# go vet above builds its driver (e2e/drill). See docs/alerting.md.
 
 step "go test -race (all packages, incl. end-to-end with a real Prometheus)"
 go test -race -count=1 -timeout 30m ./...
-(cd dashboards && go test -race -count=1 ./...)
+(cd dashboards && go test -race -count=1 ./...) # generated dashboards + rules; a rules variant through $PROMTOOL
 
 step "fuzz the SSE reader, the stream parser, the config loader and the exposition writer (20 s each)"
 go test -run='^$' -fuzz='^FuzzReadStream$' -fuzztime=20s ./prober/
