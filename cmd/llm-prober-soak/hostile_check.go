@@ -40,6 +40,8 @@ func (h *hostileRun) report() {
 		statOf(h.w.between(h.hostStart.Add(-2*time.Second), h.hostStart), func(k tick) float64 { return k.cpu }).max
 	fmt.Printf("  cpu        the prober used %.0f%% of a core while hostile; probes started > 50 ms late: %.0f, > 100 ms late: %.0f, of %.0f (llm_prober_schedule_delay_seconds)\n",
 		100*cpu/h.hostEnd.Sub(h.hostStart).Seconds(), h.lateStarts[1], h.lateStarts[2], h.lateStarts[0])
+	fmt.Printf("  machine    some task waited for a CPU %.0f%% of the hostile phase (/proc/pressure/cpu)\n",
+		100*h.w.pressure(h.hostStart, h.hostEnd))
 	h.reportReady()
 	h.reportProbes()
 	h.reportReasons()
@@ -174,8 +176,9 @@ func (h *hostileRun) reportOverruns() {
 	slices.SortFunc(over, func(a, b probeRecord) int { return int(b.duration() - a.duration()) })
 	fmt.Printf("  overruns   %d probes past their timeout by more than %s\n", len(over), ms(h.o.hostile.overrun))
 	for _, p := range over[:min(len(over), 8)] {
-		fmt.Printf("    %s %-12s %-20s %s past the timeout; harness stalled %s around then\n",
-			p.start.Format("15:04:05.000"), p.target, p.reason, ms(p.duration()-h.o.timeout), ms(h.w.stallAround(p.end)))
+		fmt.Printf("    %s %-12s %-20s %s past the timeout; around then the harness stalled %s, CPU pressure %.0f%%\n",
+			p.start.Format("15:04:05.000"), p.target, p.reason, ms(p.duration()-h.o.timeout), ms(h.w.stallAround(p.end)),
+			100*h.w.pressure(p.end.Add(-2*time.Second), p.end.Add(2*time.Second)))
 	}
 }
 

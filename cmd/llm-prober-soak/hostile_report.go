@@ -12,18 +12,21 @@ import (
 )
 
 func rowHeader() {
-	fmt.Printf("%8s %8s %10s %5s %14s\n", "elapsed", "rss_MiB", "goroutines", "fds", "ready_max_30s")
+	fmt.Printf("%8s  %s\n%8s %8s %10s %5s %10s %10s\n", "", "each the worst of the last 30s:",
+		"elapsed", "rss_MiB", "goroutines", "fds", "ready", "stall")
 }
 
-// row prints the latest tick and the slowest /-/ready of the last 30s.
+// row prints the worst of the last 30s: RSS, goroutines, files, the
+// slowest /-/ready and the harness's own longest stall.
 func (h *hostileRun) row() {
 	ticks := h.w.between(time.Now().Add(-30*time.Second), time.Now())
 	if len(ticks) == 0 {
 		return
 	}
-	k := ticks[len(ticks)-1]
-	fmt.Printf("%8s %8.1f %10.0f %5.0f %14s\n", since(h.start), k.rss/(1<<20), k.goroutines, k.fds,
-		slices.Max(readyOf(ticks)).Round(10*time.Microsecond))
+	worst := func(get func(tick) float64) float64 { return statOf(ticks, get).max }
+	fmt.Printf("%8s %8.1f %10.0f %5.0f %10s %10s\n", since(h.start), worst(func(k tick) float64 { return k.rss })/(1<<20),
+		worst(func(k tick) float64 { return k.goroutines }), worst(func(k tick) float64 { return k.fds }),
+		ms(slices.Max(readyOf(ticks))), ms(time.Duration(worst(func(k tick) float64 { return float64(k.stall) }))))
 }
 
 // finalCounters reads failures by target and reason, and probes by target.

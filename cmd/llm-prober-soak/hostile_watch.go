@@ -19,6 +19,7 @@ type tick struct {
 	fds        float64 // entries in /proc/PID/fd
 	goroutines float64 // go_goroutines from /metrics
 	cpu        float64 // seconds of CPU the prober used so far, from /proc
+	psi        float64 // seconds some task on the machine waited for a CPU, so far (-1: no PSI)
 	ready      time.Duration
 	readyErr   string        // non-200 or transport error
 	stall      time.Duration // the harness's own worst oversleep this second
@@ -57,6 +58,7 @@ func (w *watch) loop() {
 		k.fds = countFDs(w.pid)
 		k.goroutines = w.goroutines()
 		k.cpu = procCPU(w.pid)
+		k.psi = cpuPressure()
 		w.mu.Lock()
 		k.stall, w.stall = w.stall, 0
 		w.ticks = append(w.ticks, k)
@@ -200,6 +202,36 @@ func procCPU(pid int) float64 {
 	utime, _ := strconv.ParseFloat(f[11], 64)
 	stime, _ := strconv.ParseFloat(f[12], 64)
 	return (utime + stime) / 100 // USER_HZ is 100 on Linux
+}
+
+// cpuPressure is the machine's cumulative CPU "some" stall time in
+// seconds (/proc/pressure/cpu), or -1: how busy the shared machine was.
+func cpuPressure() float64 {
+	b, err := os.ReadFile("/proc/pressure/cpu")
+	if err != nil {
+		return -1
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	_, total, ok := strings.Cut(line, "total=")
+	if !strings.HasPrefix(line, "some") || !ok {
+		return -1
+	}
+	us, err := strconv.ParseFloat(strings.TrimSpace(total), 64)
+	if err != nil {
+		return -1
+	}
+	return us / 1e6
+}
+
+// pressure is the share of [from, to] in which some task on the machine
+// waited for a CPU, or -1.
+func (w *watch) pressure(from, to time.Time) float64 {
+	ks := w.between(from, to)
+	if len(ks) < 2 || ks[0].psi < 0 {
+		return -1
+	}
+	a, b := ks[0], ks[len(ks)-1]
+	return (b.psi - a.psi) / b.at.Sub(a.at).Seconds()
 }
 
 func countFDs(pid int) float64 {
