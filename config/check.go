@@ -51,7 +51,7 @@ func (c *checker) config(cfg *Config) error {
 			return err
 		}
 	}
-	if len(cfg.Targets) == 0 {
+	if len(cfg.Targets) == 0 && len(cfg.TargetDiscovery) == 0 {
 		return c.errf("targets", "at least one target is required")
 	}
 	seen := map[string]string{} // name -> path of first use
@@ -65,7 +65,7 @@ func (c *checker) config(cfg *Config) error {
 		}
 		seen[t.Name] = path
 	}
-	return nil
+	return c.discoveries(cfg)
 }
 
 func (c *checker) global(g *Global) error {
@@ -76,6 +76,9 @@ func (c *checker) global(g *Global) error {
 		return err
 	}
 	if err := c.timeout(&g.Timeout, g.Interval, "global", model.Duration(DefaultTimeout)); err != nil {
+		return err
+	}
+	if err := c.location("global.location", g.Location); err != nil {
 		return err
 	}
 	switch {

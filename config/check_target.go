@@ -15,6 +15,7 @@ import (
 var reservedLabels = []string{
 	"target", "model", "module", "url", "backend", "reason", "slo",
 	"validator", "engine", "position", "le", "quantile", "job", "instance",
+	"location",
 }
 
 var backends = []Backend{BackendAuto, BackendVLLM, BackendSGLang, BackendTGI, BackendLlamaCPP, BackendTRTLLM, BackendOpenAI}
@@ -24,6 +25,9 @@ const defaultServerMetricsTimeout = model.Duration(10e9) // 10s
 func (c *checker) target(path string, t *Target, cfg *Config) error {
 	if t == nil {
 		return c.errf(path, "target is empty")
+	}
+	if c.set(path + ".discovered_by") {
+		return c.errf(path+".discovered_by", "discovered_by is set by the prober, not the file")
 	}
 	if err := c.name(path+".name", "target", t.Name); err != nil {
 		return err

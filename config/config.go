@@ -15,6 +15,9 @@ type Config struct {
 	Global  Global             `yaml:"global"`
 	Modules map[string]*Module `yaml:"modules"`
 	Targets []*Target          `yaml:"targets"`
+	// TargetDiscovery finds more targets with Prometheus's service
+	// discovery (see discovery.go).
+	TargetDiscovery []*TargetDiscovery `yaml:"target_discovery,omitempty"`
 
 	src source // for CheckFiles
 }
@@ -29,6 +32,9 @@ type Global struct {
 	// KeepAliveTimeout is how long a probe's connection stays open for the
 	// next probe of its target.
 	KeepAliveTimeout model.Duration `yaml:"keep_alive_timeout"`
+	// Location names where this prober runs (a region, a cluster); it is
+	// the location label of every probe series. --probe.location wins.
+	Location string `yaml:"location,omitempty"`
 }
 
 // API selects the OpenAI-compatible endpoint a module calls.
@@ -127,7 +133,10 @@ type Target struct {
 	Timeout  model.Duration `yaml:"timeout"`
 	// Labels are extra, static labels exported only on llm_prober_target_info
 	// (join with group_left) so that probe series stay bounded.
-	Labels           model.LabelSet          `yaml:"labels,omitempty"`
+	Labels model.LabelSet `yaml:"labels,omitempty"`
+	// DiscoveredBy is the target_discovery entry that found the target;
+	// empty for a static target. Not read from the file.
+	DiscoveredBy     string                  `yaml:"discovered_by,omitempty"`
 	HTTPClientConfig config.HTTPClientConfig `yaml:"http_client_config"`
 	ServerMetrics    ServerMetrics           `yaml:"server_metrics"`
 

@@ -44,6 +44,9 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 		}
 		return d.decode(n, v.Elem(), path)
 	}
+	if v.Type() == targetDiscoveryType {
+		return d.decodeTargetDiscovery(n, v, path)
+	}
 	if pt := reflect.PointerTo(v.Type()); pt.Implements(unmarshalerV3) || pt.Implements(unmarshalerV2) {
 		return d.decodeCustom(n, v, path)
 	}
@@ -88,6 +91,12 @@ func (d *decoder) decodeCustom(n *yaml.Node, v reflect.Value, path string) error
 		// not (a redirected POST comes back as a GET, or from elsewhere).
 		if _, set := d.lines[path+".follow_redirects"]; !set {
 			hc.FollowRedirects = false
+		}
+		// HTTP/1.1 unless asked: one stream per connection, as vLLM and
+		// llama.cpp serve it, so chunk arrivals carry kernel receive
+		// times (an HTTP/2 connection multiplexes other streams).
+		if _, set := d.lines[path+".enable_http2"]; !set {
+			hc.EnableHTTP2 = false
 		}
 	}
 	return nil

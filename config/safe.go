@@ -12,7 +12,11 @@ import (
 // SafeConfig holds the running configuration and swaps it on reload. A
 // failed reload keeps the previous configuration running.
 type SafeConfig struct {
-	cur atomic.Pointer[Config]
+	cur  atomic.Pointer[Config]
+	file atomic.Pointer[Config] // as loaded, before derive
+	// derive turns the file's config into the running one (discovered
+	// targets added, the shard's kept); nil keeps it as loaded.
+	derive func(*Config) *Config
 
 	mu sync.Mutex // serialises Reload
 
@@ -57,8 +61,52 @@ func (s *SafeConfig) Reload(path string) error {
 		s.success.Set(0)
 		return err
 	}
-	s.cur.Store(cfg)
+	s.file.Store(cfg)
+	s.cur.Store(s.derived(cfg))
 	s.success.Set(1)
 	s.successTime.Set(float64(s.now().UnixNano()) / 1e9)
 	return nil
+}
+
+// SetDerive sets how the running config is made from the file's; call it
+// before the first Reload.
+func (s *SafeConfig) SetDerive(f func(*Config) *Config) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.derive = f
+}
+
+// File returns the config as loaded from the file (nil before the first
+// successful Reload).
+func (s *SafeConfig) File() *Config {
+	return s.file.Load()
+}
+
+// Rederive remakes the running config from the file's, e.g. after
+// discovery changed, and returns it (nil before the first Reload).
+func (s *SafeConfig) Rederive() *Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.file.Load()
+	if f == nil {
+		return nil
+	}
+	cur := s.derived(f)
+	s.cur.Store(cur)
+	return cur
+}
+
+func (s *SafeConfig) derived(f *Config) *Config {
+	if s.derive == nil {
+		return f
+	}
+	return s.derive(f)
+}
+
+// WithTargets returns a shallow copy of c running targets instead of its
+// own; modules and everything else are shared and must not be modified.
+func (c *Config) WithTargets(targets []*Target) *Config {
+	cp := *c
+	cp.Targets = targets
+	return &cp
 }
