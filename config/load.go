@@ -56,9 +56,10 @@ func Load(data []byte, filename string) (*Config, error) {
 }
 
 // preset gives targets the same HTTP client defaults as an explicit
-// http_client_config when it is omitted: enable_http2 as prometheus/common
-// has it, but no redirects (see decodeCustom).
+// http_client_config when it is omitted: no redirects and HTTP/1.1 (see
+// decodeCustom).
 func (t *Target) preset() {
 	t.HTTPClientConfig = config.DefaultHTTPClientConfig
 	t.HTTPClientConfig.FollowRedirects = false
+	t.HTTPClientConfig.EnableHTTP2 = false
 }

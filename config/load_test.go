@@ -66,7 +66,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("target interval/timeout %s/%s, want the global ones", tg.Interval, tg.Timeout)
 	}
 	hc := tg.HTTPClientConfig
-	if hc.FollowRedirects || !hc.EnableHTTP2 || hc.TLSConfig.InsecureSkipVerify {
+	if hc.FollowRedirects || hc.EnableHTTP2 || hc.TLSConfig.InsecureSkipVerify {
 		t.Errorf("http client defaults: %+v", hc)
 	}
 	sm := tg.ServerMetrics

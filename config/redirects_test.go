@@ -23,9 +23,24 @@ func TestFollowRedirectsDefaultsToFalse(t *testing.T) {
 			if got := tg.ServerMetricsHTTPClientConfig().FollowRedirects; got != tc.scrape {
 				t.Errorf("server_metrics follow_redirects %v, want %v", got, tc.scrape)
 			}
-			if !tg.HTTPClientConfig.EnableHTTP2 && tc.extra == "" {
-				t.Error("enable_http2 lost its default")
-			}
 		})
+	}
+}
+
+// Probes speak HTTP/1.1 unless a client config asks for HTTP/2: one stream
+// per connection, so that chunk arrivals carry kernel receive times.
+func TestHTTP2OffByDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name, extra string
+		want        bool
+	}{
+		{"omitted", "", false},
+		{"given without it", "    http_client_config: {follow_redirects: false}\n", false},
+		{"set to true", "    http_client_config: {enable_http2: true}\n", true},
+	} {
+		tg := mustLoad(t, minimal+tc.extra).Targets[0]
+		if got := tg.HTTPClientConfig.EnableHTTP2; got != tc.want {
+			t.Errorf("%s: enable_http2 %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

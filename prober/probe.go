@@ -30,7 +30,7 @@ func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, 
 		r.Reason = reasonOf(ctx, err)
 		if r.Reason == reasonTimeout {
 			r.Reason = r.timeoutPhase()
-			err = fmt.Errorf("timeout %s: %w", timeoutPhases[r.Reason], err)
+			err = fmt.Errorf("timeout %s: %w", r.Reason.TimeoutPhase(), err)
 		}
 		r.Err = err
 		r.tracef("probe failed", "reason", r.Reason, "err", err)
@@ -76,6 +76,7 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
 		return err
 	}
+	r.KernelTimes = r.conn != nil
 	if err := readStream(resp.Body, r); err != nil {
 		return err
 	}

@@ -137,10 +137,15 @@ func classifyTransport(err error) Reason {
 	return ReasonOther
 }
 
-// timeoutPhases says, in a probe's error, what a timeout came before.
+// TimeoutPhase says which phase a timeout reason expired in, for errors
+// and pages; "" for other reasons.
+func (r Reason) TimeoutPhase() string {
+	return timeoutPhases[r]
+}
+
 var timeoutPhases = map[Reason]string{
-	ReasonTimeoutConnect:    "before a connection was established",
-	ReasonTimeoutHeaders:    "before the response headers",
-	ReasonTimeoutFirstToken: "before the first token (queued, or a slow prefill)",
+	ReasonTimeoutConnect:    "before a connection was established (DNS, TCP, TLS)",
+	ReasonTimeoutHeaders:    "after connecting, before the response headers",
+	ReasonTimeoutFirstToken: "before the first token: queued on the server, or a slow prefill",
 	ReasonTimeoutDecode:     "during decoding, after the first token",
 }

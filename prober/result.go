@@ -26,6 +26,9 @@ type Result struct {
 	ContentChunks int
 	FinishReason  string
 	Output        string // generated answer, at most MaxOutputBytes
+	// KernelTimes: chunk arrivals are the kernel's receive times (Linux,
+	// HTTP/1.1); else the reader's clock (HTTP/2, other systems).
+	KernelTimes bool
 
 	Reason Reason // ReasonNone on success
 	Err    error

@@ -51,14 +51,6 @@ func probeDetails(e *prober.HistoryEntry) string {
 // would read as a measurement.
 const notMeasured = "—"
 
-// timeoutPhases says which phase a probe's timeout expired in.
-var timeoutPhases = map[prober.Reason]string{
-	prober.ReasonTimeoutConnect:    "before a connection was established (DNS, TCP, TLS)",
-	prober.ReasonTimeoutHeaders:    "after connecting, before the response headers",
-	prober.ReasonTimeoutFirstToken: "before the first token: queued on the server, or a slow prefill",
-	prober.ReasonTimeoutDecode:     "during decoding, after the first token",
-}
-
 // probePhases is the table of what a probe measured, "—" where it never
 // got that far.
 func probePhases(e *prober.HistoryEntry) string {
@@ -84,7 +76,7 @@ func probePhases(e *prober.HistoryEntry) string {
 	row("Started", res.Start.UTC().Format(time.RFC3339Nano))
 	row("Finished", e.End.UTC().Format(time.RFC3339Nano))
 	row("Outcome", outcome(e))
-	if phase, ok := timeoutPhases[res.Reason]; ok {
+	if phase := res.Reason.TimeoutPhase(); phase != "" {
 		row("Timed out", phase)
 	}
 	if e.Error != "" {
@@ -103,6 +95,11 @@ func probePhases(e *prober.HistoryEntry) string {
 		row("ITL", notMeasured)
 	}
 	row("Content chunks", measured(responded, res.ContentChunks))
+	clock := "the reader's clock (HTTP/2 or not Linux: kernel receive times do not apply)"
+	if res.KernelTimes {
+		clock = "kernel receive times (SO_TIMESTAMPNS)"
+	}
+	row("Arrival times", measured(responded, clock))
 	usage := "counted chunks (no usage from the server)"
 	if res.UsageReported {
 		usage = "server usage"
