@@ -26,6 +26,10 @@ type Source struct {
 	// HistogramSum reads a histogram's _sum as a counter (TGI only has
 	// token-count histograms; their sum is an honest counter).
 	HistogramSum bool
+	// ValueLabel reads the value from this label of an info series (e.g.
+	// num_gpu_blocks of vllm:cache_config_info); series where it is not a
+	// number are skipped.
+	ValueLabel string
 }
 
 // Rule maps sources onto one normalised family.

@@ -34,10 +34,14 @@ func normalize(m *Mapping, fams map[string]*dto.MetricFamily, fallbackModel stri
 				if !matches(labels, s.Match) {
 					continue
 				}
+				smp := newSample(r.Family, nil, mf.GetType(), met, s)
+				if s.ValueLabel != "" && !labelValue(smp, labels[s.ValueLabel]) {
+					continue
+				}
 				used = true
 				vals := seriesLabels(m, r.Family, s, labels, fallbackModel)
+				smp.labels = vals
 				key := r.Family.name + "\xff" + strings.Join(vals, "\xff")
-				smp := newSample(r.Family, vals, mf.GetType(), met, s)
 				prev, ok := agg[key]
 				if !ok {
 					agg[key] = smp

@@ -32,6 +32,9 @@ func init() {
 			{Family: famITL, Sources: []Source{{Name: "sglang:inter_token_latency_seconds"}}},
 			{Family: famE2E, Sources: []Source{{Name: "sglang:e2e_request_latency_seconds"}}},
 			{Family: famQueueTime, Sources: []Source{{Name: "sglang:queue_time_seconds"}}},
+			{Family: famKVBlocks, Sources: []Source{{Name: "sglang:cache_config_info", ValueLabel: "num_pages"}}},
+			{Family: famKVBlockSize, Sources: []Source{{Name: "sglang:cache_config_info", ValueLabel: "page_size"}}},
+			{Family: famStartTime, Sources: []Source{{Name: "process_start_time_seconds"}}},
 		},
 	})
 }

@@ -22,6 +22,10 @@ func init() {
 			{Family: famTPOT, Sources: []Source{{Name: "tgi_request_mean_time_per_token_duration"}}},
 			{Family: famE2E, Sources: []Source{{Name: "tgi_request_duration"}}},
 			{Family: famQueueTime, Sources: []Source{{Name: "tgi_request_queue_duration"}}},
+			{Family: famReqPromptTokens, Sources: []Source{{Name: "tgi_request_input_length"}}},
+			{Family: famReqGenTokens, Sources: []Source{{Name: "tgi_request_generated_tokens"}}},
+			// Prefill and decode of a request, queue excluded.
+			{Family: famInferenceTime, Sources: []Source{{Name: "tgi_request_inference_duration"}}},
 		},
 	})
 }

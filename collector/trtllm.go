@@ -46,6 +46,14 @@ func init() {
 			{Family: famTPOT, Sources: []Source{{Name: "trtllm_time_per_output_token_seconds"}}},
 			{Family: famE2E, Sources: []Source{{Name: "trtllm_e2e_request_latency_seconds"}}},
 			{Family: famQueueTime, Sources: []Source{{Name: "trtllm_request_queue_time_seconds"}}},
+			{Family: famKVBlocks, Sources: []Source{
+				{Name: "trtllm_kv_cache_max_blocks"},
+				{Name: "nv_trt_llm_kv_cache_block_metrics", Match: map[string]string{"kv_cache_block_type": "max"}},
+			}},
+			{Family: famKVBlockSize, Sources: []Source{
+				{Name: "trtllm_kv_cache_tokens_per_block"},
+				{Name: "nv_trt_llm_kv_cache_block_metrics", Match: map[string]string{"kv_cache_block_type": "tokens_per"}},
+			}},
 		},
 	})
 }

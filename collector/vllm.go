@@ -37,6 +37,21 @@ func init() {
 			{Family: famTPOT, Sources: []Source{{Name: "vllm:request_time_per_output_token_seconds"}}},
 			{Family: famE2E, Sources: []Source{{Name: "vllm:e2e_request_latency_seconds"}}},
 			{Family: famQueueTime, Sources: []Source{{Name: "vllm:request_queue_time_seconds"}}},
+			{Family: famReqPromptTokens, Sources: []Source{{Name: "vllm:request_prompt_tokens"}}},
+			{Family: famReqGenTokens, Sources: []Source{{Name: "vllm:request_generation_tokens"}}},
+			{Family: famPrefillTime, Sources: []Source{{Name: "vllm:request_prefill_time_seconds"}}},
+			{Family: famDecodeTime, Sources: []Source{{Name: "vllm:request_decode_time_seconds"}}},
+			{Family: famInferenceTime, Sources: []Source{{Name: "vllm:request_inference_time_seconds"}}},
+			// A histogram despite the _total in its name.
+			{Family: famIterationTokens, Sources: []Source{{Name: "vllm:iteration_tokens_total"}}},
+			{Family: famKVBlocks, Sources: []Source{{Name: "vllm:cache_config_info", ValueLabel: "num_gpu_blocks"}}},
+			{Family: famKVBlockSize, Sources: []Source{{Name: "vllm:cache_config_info", ValueLabel: "block_size"}}},
+			{Family: famWaitingByReason, Sources: []Source{{Name: "vllm:num_requests_waiting_by_reason",
+				Labels: map[string][]string{"reason": {"reason"}}}}},
+			{Family: famLoRAInfo, Sources: []Source{{Name: "vllm:lora_requests_info", Labels: map[string][]string{
+				"max_lora": {"max_lora"}, "running_adapters": {"running_lora_adapters"}, "waiting_adapters": {"waiting_lora_adapters"}}}}},
+			// Only a single API server exports process_* (not multiprocess mode).
+			{Family: famStartTime, Sources: []Source{{Name: "process_start_time_seconds"}}},
 		},
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // vLLM's default bucket bounds (vllm/v1/metrics/loggers.py).
@@ -14,6 +15,7 @@ var (
 		0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0}
 	latencyBuckets = []float64{0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0,
 		30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0}
+	iterationBuckets = []float64{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}
 )
 
 // finishReasons are pre-created like vLLM does at start-up.
@@ -79,9 +81,25 @@ func newMetrics(o *Options, src gaugeSource) *metrics {
 	gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
 		func(s Stats) float64 { return s.KVUsage() })
 
+	gaugeVec("vllm:num_requests_waiting_by_reason", "Number of waiting requests by reason.", "reason", reg, labels,
+		map[string]func() float64{
+			// The mock waits only for capacity (no LoRA budget, no KV transfer).
+			"capacity": func() float64 { return float64(src.Stats().Waiting) },
+			"deferred": func() float64 { return 0 },
+		})
+	gaugeVec("vllm:engine_sleep_state", "Engine sleep state; awake = 0 means engine is sleeping.", "sleep_state", reg, labels,
+		map[string]func() float64{
+			"awake":             func() float64 { return 1 },
+			"weights_offloaded": func() float64 { return 0 },
+			"discard_all":       func() float64 { return 0 },
+		})
+
 	m.preemptions = counter("vllm:num_preemptions_total", "Cumulative number of preemption from the engine.")
-	m.promptTokens = counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.")
-	m.genTokens = counter("vllm:generation_tokens_total", "Number of generation tokens processed.")
+	// The mock steps each request on its own: one "engine step" is one
+	// request's prefill (prompt tokens) or one decode step (its tokens).
+	steps := hist("vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.", iterationBuckets)
+	m.promptTokens = stepCounter{counter("vllm:prompt_tokens_total", "Number of prefill tokens processed."), steps}
+	m.genTokens = stepCounter{counter("vllm:generation_tokens_total", "Number of generation tokens processed."), steps}
 	m.prefixQueries = counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.")
 	m.prefixHits = counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.")
 	m.success = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vllm:request_success_total",
@@ -124,7 +142,39 @@ func newMetrics(o *Options, src gaugeSource) *metrics {
 		}})
 	info.Set(1)
 	reg.MustRegister(info)
+
+	// As vLLM with --enable-lora exports it (no model_name or engine); the
+	// mock serves no adapters, so both lists stay empty.
+	lora := prometheus.NewGauge(prometheus.GaugeOpts{Name: "vllm:lora_requests_info",
+		Help:        "Running stats on lora requests.",
+		ConstLabels: prometheus.Labels{"max_lora": "0", "running_lora_adapters": "", "waiting_lora_adapters": ""}})
+	lora.SetToCurrentTime()
+	reg.MustRegister(lora)
+	// A single vLLM API server also serves process_* from its registry.
+	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// gaugeVec registers a gauge with one label whose values read fs.
+func gaugeVec(name, help, label string, reg *prometheus.Registry, labels prometheus.Labels, fs map[string]func() float64) {
+	for v, f := range fs {
+		l := prometheus.Labels{label: v}
+		for k, x := range labels {
+			l[k] = x
+		}
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: l}, f))
+	}
+}
+
+// stepCounter counts tokens and observes each addition as one engine step.
+type stepCounter struct {
+	prometheus.Counter
+	steps prometheus.Histogram
+}
+
+func (c stepCounter) Add(v float64) {
+	c.Counter.Add(v)
+	c.steps.Observe(v)
 }
 
 // pyBool spells booleans the way vLLM's Python labels do.
