@@ -48,7 +48,9 @@ func sliGroup(c Config) Group {
 			"probes that missed that SLO) over the probes of the modules that configure\n" +
 			"that SLO (llm_prober_slo_seconds); failed probes count against availability\n" +
 			"and goodput, not against the latency SLIs. instance (the prober) is kept so\n" +
-			"that the alerts carry it: LLMProberDown inhibits them by instance.",
+			"that the alerts carry it: LLMProberDown inhibits them by instance.\n" +
+			"A window without probes records nothing rather than NaN (0/0), which would\n" +
+			"poison the period average for 28 days.",
 		Name: "llm-prober-slo-sli",
 	}
 	for _, w := range SLIWindows {
@@ -60,14 +62,14 @@ func sliGroup(c Config) Group {
   or
   0 * sum by (<TM>) (rate(llm_prober_probes_total{SEL}[W]))
 )
-/ sum by (<TM>) (rate(llm_prober_probes_total{SEL}[W]))`)},
+/ (sum by (<TM>) (rate(llm_prober_probes_total{SEL}[W])) > 0)`)},
 			Rule{Record: name, Labels: map[string]string{"slo": "availability"}, Expr: c.expand(`
 (
   sum by (<TM>) (rate(llm_prober_probe_failures_total{SEL}[W]))
   or
   0 * sum by (<TM>) (rate(llm_prober_probes_total{SEL}[W]))
 )
-/ sum by (<TM>) (rate(llm_prober_probes_total{SEL}[W]))`)},
+/ (sum by (<TM>) (rate(llm_prober_probes_total{SEL}[W])) > 0)`)},
 			Rule{Record: name, Expr: c.expand(`
 (
   sum by (<TM>, slo) (rate(llm_prober_slo_violations_total{SEL}[W]))
@@ -75,10 +77,12 @@ func sliGroup(c Config) Group {
   0 * group by (<TM>, slo) (llm_prober_slo_seconds{SEL} > 0)
 )
 /
-sum by (<TM>, slo) (
-  rate(llm_prober_probes_total{SEL}[W])
-  * on (<TM>, module) group_right ()
-  (0 * (llm_prober_slo_seconds{SEL} > 0) + 1)
+(
+  sum by (<TM>, slo) (
+    rate(llm_prober_probes_total{SEL}[W])
+    * on (<TM>, module) group_right ()
+    (0 * (llm_prober_slo_seconds{SEL} > 0) + 1)
+  ) > 0
 )`)},
 			Rule{Record: "target_model:llm_prober_probes:increase" + w,
 				Expr: c.expand(`sum by (<TM>) (increase(llm_prober_probes_total{SEL}[W]))`)},
