@@ -129,7 +129,7 @@ func TestNewTarget(t *testing.T) {
 		t.Errorf("target %+v, %v", got, err)
 	}
 	for ls, want := range map[string]model.LabelSet{
-		"neither __url__ nor __address__ is set": {"pod": "x"},
+		"neither __url__ nor __address__ is set":       {"pod": "x"},
 		`labels.model: label name "model" is reserved`: {"__address__": "h:1", "model": "x"},
 		`backend: unknown backend "vllmx"`:             {"__address__": "h:1", "__backend__": "vllmx"},
 		`url: url "ftp://h:1" must start with http`:    {"__address__": "h:1", "__scheme__": "ftp"},

@@ -1,0 +1,75 @@
+// Package targets turns Prometheus service discovery into llm-prober
+// targets and splits the whole target list across replicas (shards).
+package targets
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/discovery/targetgroup"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/relabel"
+
+	"github.com/llm-prober/llm-prober/config"
+)
+
+// Why a discovered label set did not become a target.
+const (
+	DropRelabel   = "relabel"   // relabel_configs dropped it (on purpose)
+	DropInvalid   = "invalid"   // it made an invalid target (no model, bad url…)
+	DropDuplicate = "duplicate" // another target already has its name
+)
+
+// Built is what one target_discovery entry produced from its groups.
+type Built struct {
+	Targets []*config.Target
+	Dropped map[string]int // by Drop* reason
+	// Errors are a few of the invalid targets' errors, for logs.
+	Errors []error
+}
+
+const maxErrors = 5
+
+// Build relabels every discovered label set of td's groups, as Prometheus
+// builds scrape targets (group labels under target labels, __scheme__
+// defaulting to http), and makes a target of each that is kept. The result
+// is sorted by name so that every replica sees the same list.
+func Build(td *config.TargetDiscovery, groups []*targetgroup.Group) Built {
+	out := Built{Dropped: map[string]int{}}
+	lb := labels.NewBuilder(labels.EmptyLabels())
+	for _, g := range groups {
+		if g == nil {
+			continue
+		}
+		for _, tls := range g.Targets {
+			lb.Reset(labels.EmptyLabels())
+			for n, v := range g.Labels {
+				lb.Set(string(n), string(v))
+			}
+			for n, v := range tls {
+				lb.Set(string(n), string(v))
+			}
+			if lb.Get(config.LabelScheme) == "" {
+				lb.Set(config.LabelScheme, "http")
+			}
+			if !relabel.ProcessBuilder(lb, td.RelabelConfigs...) {
+				out.Dropped[DropRelabel]++
+				continue
+			}
+			ls := make(model.LabelSet, 8)
+			lb.Range(func(l labels.Label) { ls[model.LabelName(l.Name)] = model.LabelValue(l.Value) })
+			t, err := td.NewTarget(ls)
+			if err != nil {
+				out.Dropped[DropInvalid]++
+				if len(out.Errors) < maxErrors {
+					out.Errors = append(out.Errors, fmt.Errorf("%s in group %q: %w", ls[config.LabelAddress], g.Source, err))
+				}
+				continue
+			}
+			out.Targets = append(out.Targets, t)
+		}
+	}
+	sort.SliceStable(out.Targets, func(i, j int) bool { return out.Targets[i].Name < out.Targets[j].Name })
+	return out
+}

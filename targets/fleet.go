@@ -1,0 +1,162 @@
+package targets
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/prometheus/discovery"
+	"github.com/prometheus/prometheus/discovery/targetgroup"
+
+	"github.com/llm-prober/llm-prober/config"
+)
+
+// Fleet runs Prometheus's discovery manager for the config's
+// target_discovery entries and derives the running config: static and
+// discovered targets, deduplicated, then this shard's part of them.
+type Fleet struct {
+	logger   *slog.Logger
+	reg      prometheus.Registerer
+	shard    Shard
+	onChange func()
+	metrics  *metrics
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	mgr     *discovery.Manager // started with the first entry
+	groups  map[string][]*targetgroup.Group
+	summary Summary
+}
+
+// Summary is what the last Derive found, for the status page.
+type Summary struct {
+	Shard   Shard
+	Targets int // this shard's
+	Total   int // all shards', static and discovered
+	Entries []EntrySummary
+}
+
+// EntrySummary is one target_discovery entry's result.
+type EntrySummary struct {
+	Name    string
+	Targets int // valid targets, all shards
+	Dropped map[string]int
+}
+
+// NewFleet returns a Fleet for shard s; onChange is called (from the
+// discovery goroutine) whenever discovered groups change, and should
+// re-derive and apply the config.
+func NewFleet(logger *slog.Logger, reg prometheus.Registerer, s Shard, onChange func()) *Fleet {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Fleet{logger: logger, reg: reg, shard: s, onChange: onChange, metrics: newMetrics(reg, s),
+		ctx: ctx, cancel: cancel, groups: map[string][]*targetgroup.Group{}}
+}
+
+// ApplyConfig hands the entries' *_sd_configs to the discovery manager,
+// which keeps unchanged discoverers running and starts or stops the rest.
+// Nothing is started (nor any prometheus_sd_* metric registered) until a
+// config has an entry.
+func (f *Fleet) ApplyConfig(cfg *config.Config) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mgr == nil {
+		if len(cfg.TargetDiscovery) == 0 {
+			return nil
+		}
+		if err := f.start(); err != nil {
+			return err
+		}
+	}
+	sets := map[string]discovery.Configs{}
+	for _, td := range cfg.TargetDiscovery {
+		sets[td.Name] = td.SDConfigs
+	}
+	return f.mgr.ApplyConfig(sets)
+}
+
+func (f *Fleet) start() error {
+	sdMetrics, err := discovery.CreateAndRegisterSDMetrics(f.reg)
+	if err != nil {
+		return err
+	}
+	f.mgr = discovery.NewManager(f.ctx, f.logger, f.reg, sdMetrics)
+	go func() { _ = f.mgr.Run() }()
+	go f.receive(f.mgr.SyncCh())
+	return nil
+}
+
+// receive keeps the latest groups of every entry; the manager sends them
+// all each time, at most every 5 s under churn (Prometheus's throttle).
+func (f *Fleet) receive(ch <-chan map[string][]*targetgroup.Group) {
+	for all := range ch {
+		f.mu.Lock()
+		f.groups = all
+		f.mu.Unlock()
+		if f.onChange != nil {
+			f.onChange()
+		}
+	}
+}
+
+// Stop stops discovery.
+func (f *Fleet) Stop() { f.cancel() }
+
+// Derive returns the config to run: cfg with its static targets and those
+// discovered for its entries, names deduplicated (static first, then
+// entries in file order), then kept to this shard. Every replica derives
+// the same list from the same discovered data, so each target is probed by
+// exactly one shard.
+func (f *Fleet) Derive(cfg *config.Config) *config.Config {
+	f.mu.Lock()
+	groups := f.groups
+	f.mu.Unlock()
+
+	all := slices.Clone(cfg.Targets)
+	seen := map[string]bool{}
+	for _, t := range all {
+		seen[t.Name] = true
+	}
+	sum := Summary{Shard: f.shard}
+	f.metrics.discovered.Reset()
+	f.metrics.dropped.Reset()
+	for _, td := range cfg.TargetDiscovery {
+		b := Build(td, groups[td.Name])
+		for _, err := range b.Errors {
+			f.logger.Warn("discovered target is invalid", "discovery", td.Name, "err", err)
+		}
+		n := 0
+		for _, t := range b.Targets {
+			if seen[t.Name] {
+				b.Dropped[DropDuplicate]++
+				continue
+			}
+			seen[t.Name] = true
+			all = append(all, t)
+			n++
+		}
+		f.metrics.discovered.WithLabelValues(td.Name).Set(float64(n))
+		for _, r := range []string{DropRelabel, DropInvalid, DropDuplicate} {
+			f.metrics.dropped.WithLabelValues(td.Name, r).Set(float64(b.Dropped[r]))
+		}
+		sum.Entries = append(sum.Entries, EntrySummary{Name: td.Name, Targets: n, Dropped: maps.Clone(b.Dropped)})
+	}
+	mine := f.shard.Select(all)
+	f.metrics.shardTargets.Set(float64(len(mine)))
+	sum.Total, sum.Targets = len(all), len(mine)
+	f.mu.Lock()
+	f.summary = sum
+	f.mu.Unlock()
+	return cfg.WithTargets(mine)
+}
+
+// Summary returns what the last Derive found.
+func (f *Fleet) Summary() Summary {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.summary
+}

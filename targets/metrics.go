@@ -1,0 +1,35 @@
+package targets
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+type metrics struct {
+	shardTargets prometheus.Gauge
+	discovered   *prometheus.GaugeVec
+	dropped      *prometheus.GaugeVec
+}
+
+func newMetrics(reg prometheus.Registerer, s Shard) *metrics {
+	f := promauto.With(reg)
+	return &metrics{
+		shardTargets: f.NewGauge(prometheus.GaugeOpts{
+			Name: "llm_prober_shard_targets",
+			Help: "Targets this replica probes: its shard of the static and discovered targets.",
+			ConstLabels: prometheus.Labels{
+				"shard": strconv.Itoa(s.Index), "shard_count": strconv.Itoa(s.Count),
+			},
+		}),
+		discovered: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "llm_prober_discovery_targets",
+			Help: "Valid targets a target_discovery entry found, across all shards; its last good set is kept while its discovery fails (see prometheus_sd_*).",
+		}, []string{"discovery"}),
+		dropped: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "llm_prober_discovery_dropped_targets",
+			Help: "Discovered label sets that made no target, by reason: relabel (dropped by relabel_configs), invalid (no model, bad url or labels), duplicate (a target of that name exists).",
+		}, []string{"discovery", "reason"}),
+	}
+}
