@@ -2,11 +2,11 @@ package targets
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
+	"testing"
 
 	"github.com/llm-prober/llm-prober/config"
-	"path/filepath"
-	"testing"
 )
 
 const fileSD = `
