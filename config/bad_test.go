@@ -17,9 +17,9 @@ var badConfigs = map[string]string{
 	"bad_passthrough_regex":              "15: targets[0].server_metrics.passthrough[1]: invalid regex \"vllm:num_requests_(running\": error parsing regexp: missing closing ): `vllm:num_requests_(running`",
 	"bad_role":                           `4: modules.chat.messages[0].role: role "human" must be one of [system developer user assistant]`,
 	"bad_target_name":                    `7: targets[0].name: name "my target" must match ^[a-zA-Z0-9_.:-]+$`,
-	"chat_no_messages":                   `2: modules.chat.messages: a chat module needs at least one message`,
+	"chat_no_messages":                   `2: modules.chat.messages: a chat module needs at least one message (or prompt_tokens)`,
 	"chat_with_prompt":                   `3: modules.chat.prompt: prompt is for completions modules; chat modules use messages`,
-	"completions_no_prompt":              `2: modules.chat.prompt: a completions module needs a prompt`,
+	"completions_no_prompt":              `2: modules.chat.prompt: a completions module needs a prompt (or prompt_tokens)`,
 	"completions_with_messages":          `5: modules.chat.messages: messages are for chat modules; completions modules use prompt`,
 	"duplicate_key":                      `11: targets[0].model: duplicate field (first set at line 9)`,
 	"duplicate_module_ref":               `10: targets[0].modules[1]: module "chat" is listed twice`,
@@ -74,6 +74,9 @@ var badConfigs = map[string]string{
 	"inline_proxy_connect_header":        `14: targets[0].http_client_config.proxy_connect_header.Proxy-Authorization[0]: inline secrets are not allowed; use ${ENV_VAR}`,
 	"inline_tls_key":                     `14: targets[0].http_client_config.tls_config.key: inline secrets are not allowed; use tls_config.key_file or ${ENV_VAR}`,
 	"unknown_module_in_map":              `6: modules.other.top_p: unknown field`,
+	"cache_unknown":                      `6: modules.chat.cache: unknown cache mode "hot" (want one of [warm cold paired])`,
+	"cache_salt_cold":                    `7: modules.chat.extra_body.cache_salt: cache_salt is set by the prober for cache: paired modules`,
+	"prompt_tokens_small":                `3: modules.chat.prompt_tokens: prompt_tokens must be between 16 and 1048576, got 8`,
 	"zero_keep_alive":                    `2: global.keep_alive_timeout: keep_alive_timeout must be greater than 0`,
 }
 

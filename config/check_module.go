@@ -53,6 +53,9 @@ func (c *checker) module(name string, m *Module) error {
 	if err := c.moduleInput(path, m); err != nil {
 		return err
 	}
+	if err := c.cache(path, m); err != nil {
+		return err
+	}
 	switch {
 	case !c.set(path + ".max_tokens"):
 		m.MaxTokens = DefaultMaxTokens
@@ -92,8 +95,8 @@ func (c *checker) moduleInput(path string, m *Module) error {
 		if m.Prompt != "" {
 			return c.errf(path+".prompt", "prompt is for completions modules; chat modules use messages")
 		}
-		if len(m.Messages) == 0 {
-			return c.errf(path+".messages", "a chat module needs at least one message")
+		if len(m.Messages) == 0 && m.PromptTokens == 0 {
+			return c.errf(path+".messages", "a chat module needs at least one message (or prompt_tokens)")
 		}
 		for i, msg := range m.Messages {
 			if !slices.Contains(chatRoles, msg.Role) {
@@ -104,8 +107,8 @@ func (c *checker) moduleInput(path string, m *Module) error {
 		if len(m.Messages) > 0 {
 			return c.errf(path+".messages", "messages are for chat modules; completions modules use prompt")
 		}
-		if m.Prompt == "" {
-			return c.errf(path+".prompt", "a completions module needs a prompt")
+		if m.Prompt == "" && m.PromptTokens == 0 {
+			return c.errf(path+".prompt", "a completions module needs a prompt (or prompt_tokens)")
 		}
 	default:
 		return c.errf(path+".api", "unknown api %q (want %q or %q)", m.API, APIChat, APICompletions)

@@ -90,6 +90,12 @@ type Module struct {
 	StreamOptions StreamOptions  `yaml:"stream_options"`
 	SLO           SLO            `yaml:"slo,omitempty"`
 	Validators    Validators     `yaml:"validators,omitempty"`
+	// Cache chooses whether probes see the server's prefix cache: warm
+	// (default), cold or paired (see cache.go).
+	Cache CacheMode `yaml:"cache,omitempty"`
+	// PromptTokens, if set, sizes the prompt to this many tokens (see
+	// cache.go); messages and prompt then become optional.
+	PromptTokens int `yaml:"prompt_tokens,omitempty"`
 
 	Name string `yaml:"-"` // the key under modules:
 	Line int    `yaml:"-"` // where it was defined, for messages
