@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/bits"
+	"strconv"
+	"strings"
 
 	"github.com/llm-prober/llm-prober/config"
 )
@@ -66,4 +68,17 @@ func (s Shard) Select(ts []*config.Target) []*config.Target {
 		}
 	}
 	return out
+}
+
+// ParseShard reads --shard.count and --shard.index. The index is a number
+// or a name ending in -N, such as a StatefulSet pod's (web-2 is shard 2),
+// so that the manifest can pass $(POD_NAME) through the downward API.
+func ParseShard(count int, index string) (Shard, error) {
+	digits := index[strings.LastIndex(index, "-")+1:]
+	i, err := strconv.Atoi(digits)
+	if err != nil || digits == "" || digits[0] == '+' || strings.HasPrefix(index, "-") {
+		return Shard{}, fmt.Errorf("shard index %q is neither a number nor a name ending in -N", index)
+	}
+	s := Shard{Count: count, Index: i}
+	return s, s.Validate()
 }

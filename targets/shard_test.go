@@ -72,3 +72,16 @@ func TestShardValidate(t *testing.T) {
 		t.Error("valid shard rejected")
 	}
 }
+
+func TestParseShard(t *testing.T) {
+	for in, want := range map[string]int{"0": 0, "3": 3, "llm-prober-2": 2, "llm-prober-0": 0} {
+		if s, err := ParseShard(4, in); err != nil || s.Index != want || s.Count != 4 {
+			t.Errorf("%q: %+v, %v", in, s, err)
+		}
+	}
+	for _, in := range []string{"", "llm-prober", "4", "-1", "x-+1", "llm-prober-9"} {
+		if _, err := ParseShard(4, in); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}

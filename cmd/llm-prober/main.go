@@ -35,6 +35,9 @@ func run(args []string) int {
 	serve.Flag("log.format", "Output format of log messages: logfmt, json.").Default("logfmt").EnumVar(&f.logFormat, "logfmt", "json")
 	serve.Flag("probe.allow-arbitrary-targets", "Let /probe?url=...&model=... probe any URL, not only configured targets (an SSRF risk: only on trusted networks). Such probes get no configured credentials.").BoolVar(&f.allowArbitraryTargets)
 	serve.Flag("probe.max-concurrent", "Most /probe requests running at once; more get 429.").Default("4").IntVar(&f.probeMaxConcurrent)
+	serve.Flag("shard.count", "Replicas that split the targets between them (see --shard.index).").Default("1").IntVar(&f.shardCount)
+	serve.Flag("shard.index", "This replica's shard, 0 to --shard.count-1: a number, or a StatefulSet pod name whose trailing -N is used (--shard.index=$(POD_NAME)).").Default("0").StringVar(&f.shardIndex)
+	serve.Flag("probe.location", "Where this prober runs (region, cluster): the location label of every probe series; overrides global.location.").StringVar(&f.location)
 	f.web = kingpinflag.AddFlags(serve, ":9775")
 
 	var m mockFlags

@@ -24,6 +24,7 @@ import (
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/status"
 	"github.com/llm-prober/llm-prober/prober"
+	"github.com/llm-prober/llm-prober/targets"
 )
 
 type proberFlags struct {
@@ -39,6 +40,10 @@ type proberFlags struct {
 
 	allowArbitraryTargets bool
 	probeMaxConcurrent    int
+
+	shardCount int
+	shardIndex string
+	location   string
 }
 
 // app is the running prober: the config and everything applied from it.
@@ -50,6 +55,7 @@ type app struct {
 	scheduler  *prober.Scheduler
 	servers    *collector.Manager
 	history    *prober.History
+	fleet      *targets.Fleet // discovery and sharding: derives the running config
 	board      *status.Tracker // last-hour windows for the status page
 
 	allowArbitraryTargets bool          // /probe?url=...
@@ -69,6 +75,11 @@ func (f *proberFlags) run() int {
 	}
 	if f.configCheck {
 		return checkConfig(f.configFile)
+	}
+	shard, err := targets.ParseShard(f.shardCount, f.shardIndex)
+	if err != nil {
+		level.Error(logger).Log("msg", "invalid --shard.count or --shard.index", "err", err)
+		return 2
 	}
 	level.Info(logger).Log("msg", "starting llm-prober", "version", version.Info(), "build_context", version.BuildContext())
 
@@ -94,6 +105,9 @@ func (f *proberFlags) run() int {
 	metrics := prober.NewMetrics(reg)
 	a.scheduler = prober.NewScheduler(logger, metrics, "llm-prober/"+version.Version, a.observe)
 	a.servers = collector.NewManager(logger)
+	a.fleet = targets.NewFleet(slogFrom(baseLogger), reg, shard, a.applyDiscovered)
+	a.safe.SetDerive(a.fleet.Derive)
+	defer a.fleet.Stop()
 	a.scheduler.ExplainQueueing(func(target string) (float64, bool) {
 		st, ok := a.servers.ServerStatus(target)
 		return st.RequestsWaiting, ok && !math.IsNaN(st.RequestsWaiting)
@@ -153,6 +167,12 @@ func (a *app) reload() error {
 	if err := a.safe.Reload(a.configFile); err != nil {
 		return err
 	}
+	// Discoverers whose config did not change keep running (and their
+	// targets with them); a discoverer that cannot start is logged and
+	// counted in prometheus_sd_failed_configs, and the rest still run.
+	if err := a.fleet.ApplyConfig(a.safe.File()); err != nil {
+		level.Error(a.logger).Log("msg", "target discovery", "err", err)
+	}
 	// Applied even when the file did not change: unchanged targets keep
 	// running untouched, and those whose HTTP client failed to build get
 	// another try.
@@ -161,6 +181,21 @@ func (a *app) reload() error {
 	a.servers.Apply(cfg.Targets)
 	level.Info(a.logger).Log("msg", "config loaded", "file", a.configFile, "targets", len(cfg.Targets), "modules", len(cfg.Modules))
 	return nil
+}
+
+// applyDiscovered applies discovered changes as a reload would, so the
+// same jobs keep running untouched; reloadMu serialises it with reloads.
+func (a *app) applyDiscovered() {
+	a.reloadMu.Lock()
+	defer a.reloadMu.Unlock()
+	start := time.Now()
+	cfg := a.safe.Rederive()
+	if cfg == nil {
+		return
+	}
+	a.scheduler.Apply(cfg)
+	a.servers.Apply(cfg.Targets)
+	level.Debug(a.logger).Log("msg", "discovered targets applied", "targets", len(cfg.Targets), "took", time.Since(start))
 }
 
 func checkConfig(file string) int {
