@@ -55,7 +55,7 @@ type app struct {
 	scheduler  *prober.Scheduler
 	servers    *collector.Manager
 	history    *prober.History
-	fleet      *targets.Fleet // discovery and sharding: derives the running config
+	fleet      *targets.Fleet  // discovery and sharding: derives the running config
 	board      *status.Tracker // last-hour windows for the status page
 
 	allowArbitraryTargets bool          // /probe?url=...
