@@ -175,9 +175,8 @@ func TestEndToEnd(t *testing.T) {
 	root := repoRoot(t)
 	tmp := t.TempDir()
 	proberBin := filepath.Join(tmp, "llm-prober")
-	promBin := filepath.Join(tmp, "prometheus")
+	promBin := prometheusBinary(t)
 	goBuild(t, root, "./cmd/llm-prober", proberBin)
-	goBuild(t, filepath.Join(root, "tools"), "github.com/prometheus/prometheus/cmd/prometheus", promBin)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -49,7 +49,7 @@ func oracleWorkload(apis ...metricsAPI) {
 			})
 		}
 	}
-	bounds := slices.Concat(TTFTBuckets, ITLBuckets, E2EBuckets)
+	bounds := slices.Concat(HeadersBuckets, TTFTBuckets, ITLBuckets, E2EBuckets)
 	for i := range 400 {
 		tg, mod := targets[rng.IntN(len(targets))], modules[rng.IntN(len(modules))]
 		if i > 200 && tg == "gone" && mod == "chat" {

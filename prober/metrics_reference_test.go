@@ -53,7 +53,7 @@ func refGauge(name, help string, extra ...string) *prometheus.GaugeVec {
 // NewMetrics creates and registers the probe metrics.
 func newRefMetrics(reg prometheus.Registerer) *refMetrics {
 	m := &refMetrics{
-		headers: refHistogram("time_to_headers_seconds", "Time from sending the request to receiving the response headers.", TTFTBuckets),
+		headers: refHistogram("time_to_headers_seconds", "Time from sending the request to receiving the response headers.", HeadersBuckets),
 		ttft:    refHistogram("time_to_first_token_seconds", "Time from sending the request to the first chunk with generated output (TTFT).", TTFTBuckets),
 		tpot:    refHistogram("time_per_output_token_seconds", "Per-probe (E2E latency - TTFT) / (output tokens - 1) (TPOT); probes with at most one output token are not observed.", ITLBuckets),
 		itl:     refHistogram("inter_token_latency_seconds", "Gaps between consecutive chunks of generated output after the first (ITL), one per chunk as in vllm bench serve; per-token speed is TPOT.", ITLBuckets),

@@ -29,7 +29,7 @@ const (
 const exemplarLabel = "probe_id"
 
 var histSpecs = [numHists]*exposition.HistogramSpec{
-	histHeaders: newSpec(TTFTBuckets),
+	histHeaders: newSpec(HeadersBuckets),
 	histTTFT:    newSpec(TTFTBuckets),
 	histTPOT:    newSpec(ITLBuckets),
 	histITL:     newSpec(ITLBuckets),

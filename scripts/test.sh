@@ -21,6 +21,8 @@ step "build promtool and prometheus (tools/go.mod)"
 mkdir -p .cache/bin
 go build -modfile=tools/go.mod -o .cache/bin/promtool github.com/prometheus/prometheus/cmd/promtool
 export PROMTOOL=$PWD/.cache/bin/promtool
+go build -modfile=tools/go.mod -o .cache/bin/prometheus github.com/prometheus/prometheus/cmd/prometheus
+export PROMETHEUS=$PWD/.cache/bin/prometheus
 export LLM_PROBER_E2E=1 # the end-to-end tests that need Prometheus run too
 
 step "third-party OpenAI-compatible mock for the fault tests (@copilotkit/aimock, pinned)"
