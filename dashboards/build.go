@@ -102,6 +102,7 @@ type q struct {
 	exemplar bool
 	instant  bool
 	table    bool // table format (for table panels)
+	heatmap  bool // heatmap format: Grafana turns cumulative le buckets into cells
 }
 
 func (x q) build(refID string) *prometheus.DataqueryBuilder {
@@ -115,9 +116,12 @@ func (x q) build(refID string) *prometheus.DataqueryBuilder {
 	} else {
 		b = b.Range()
 	}
-	if x.table {
+	switch {
+	case x.table:
 		b = b.Format(prometheus.PromQueryFormatTable)
-	} else {
+	case x.heatmap:
+		b = b.Format(prometheus.PromQueryFormatHeatmap)
+	default:
 		b = b.Format(prometheus.PromQueryFormatTimeSeries)
 	}
 	if x.exemplar {
@@ -172,6 +176,9 @@ func (p *panelIDs) ts(title, desc, unit string, w, h uint32, o tsOpts, qs ...q) 
 	for i, x := range qs {
 		b = b.WithTarget(x.build(refID(i)))
 	}
+	if anyExemplar(qs) {
+		b = b.OverrideByName(traceIDLabel, traceLinks())
+	}
 	return b
 }
 
@@ -220,8 +227,10 @@ func (p *panelIDs) table(title, desc, unit string, w, h uint32, qs ...q) *table.
 	return b
 }
 
-func row(title string) *dashboard.RowBuilder {
-	return dashboard.NewRowBuilder(title).Collapsed(false)
+// row is a row header; rows share the panels' id sequence so that every
+// id of a dashboard is unique.
+func (p *panelIDs) row(title string) *dashboard.RowBuilder {
+	return dashboard.NewRowBuilder(title).Id(p.id()).Collapsed(false)
 }
 
 func thresholds(base string, steps ...any) *dashboard.ThresholdsConfigBuilder {
@@ -250,7 +259,8 @@ func labelVar(name, label, desc, match string) *dashboard.QueryVariableBuilder {
 		Sort(dashboard.VariableSortAlphabeticalAsc).
 		Multi(true).
 		IncludeAll(true).
-		AllValue(".*").
+		// .+ as Grafana's own mixins do: All never matches a missing label.
+		AllValue(".+").
 		Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt("All"), Value: dashboard.StringOrArrayOfString{ArrayOfString: []string{"$__all"}}})
 }
 
@@ -281,6 +291,7 @@ func base(uid, title, desc string, tags ...string) *dashboard.DashboardBuilder {
 			Description("Prometheus data source that scrapes llm-prober.").
 			Type("prometheus").
 			Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt("default"), Value: textOpt("default")})).
+		WithVariable(tracingVar()).
 		WithVariable(labelVar("job", "Job", "Prometheus job(s) scraping llm-prober.", "")).
 		WithVariable(labelVar("instance", "Instance", "llm-prober instance(s).", `{job=~"$job"}`)).
 		WithVariable(labelVar("target", "Target", "Probed inference endpoint(s), as named in the llm-prober configuration.", `{job=~"$job", instance=~"$instance"}`)).

@@ -13,23 +13,26 @@ func ratioOfRates(num, den string) string {
 
 func capacity() *dashboard.DashboardBuilder {
 	p := &panelIDs{}
-	return base("llm-prober-capacity", "llm-prober / Capacity",
-		"Inference-server capacity signals scraped by llm-prober from each target's own /metrics: KV cache, scheduler queue, preemptions, caching, speculative decoding, token throughput.", "capacity").
-		WithRow(row("Bottleneck and KV cache")).
+	b := base("llm-prober-capacity", "llm-prober / Capacity",
+		"Inference-server capacity signals scraped by llm-prober from each target's own /metrics: one row per replica, KV cache (as a ratio, in tokens and in sequences of headroom), scheduler queue, preemptions, caching, speculative decoding, token throughput, workload shape, and GPUs from DCGM exporter.", "capacity").
+		WithVariable(gpuJoinVar()).
+		WithRow(p.row("Bottleneck and KV cache")).
 		WithPanel(p.stat("Bottleneck",
 			"Current bottleneck per target from the recording rule target_model:llm_prober_server_bottleneck:state (kv_cache_exhausted > preempting > queueing > prefill_bound > healthy). Needs alerts/llm-prober-rules.yml loaded in Prometheus.",
 			"none", 24, 4, common.BigValueTextModeName, nil, thresholds("blue"),
 			q{expr: `target_model:llm_prober_server_bottleneck:state{job=~"$job", target=~"$target", model=~"$model"}`, legend: "{{target}} {{model}}: {{bottleneck}}", instant: true})).
+		WithPanel(p.replicaTable()).
 		WithPanel(p.ts("KV cache usage",
 			"Fraction of the KV cache blocks in use, per engine (llm_prober_server_kv_cache_usage_ratio). Sustained values above 90% mean new requests wait or running ones are preempted.",
 			"percentunit", 12, 8, tsOpts{min: zero, max: one},
 			q{expr: e(`max by (target, model, engine) (llm_prober_server_kv_cache_usage_ratio{SEL})`), legend: "{{target}} {{model}} engine {{engine}}"})).
 		WithPanel(p.ts("KV cache usage forecast (1h ahead)",
-			"Linear extrapolation of KV cache usage one hour ahead from the last 30 minutes (predict_linear). At or above 100% the cache is forecast to be exhausted within the hour.",
+			"Linear extrapolation of KV cache usage one hour ahead from the last 30 minutes (predict_linear). At or above 100% the cache is forecast to be exhausted within the hour. The forecast stops with the usage series: a dead server (or one llm-prober no longer scrapes) is not extrapolated from its last 30 minutes.",
 			"percentunit", 12, 8, tsOpts{min: zero},
-			q{expr: e(`max by (target, model) (predict_linear(llm_prober_server_kv_cache_usage_ratio{SEL}[30m], 3600))`), legend: "forecast {{target}} {{model}}"},
+			q{expr: e(`max by (target, model) (predict_linear(llm_prober_server_kv_cache_usage_ratio{SEL}[30m], 3600))
+and on (target, model) max by (target, model) (llm_prober_server_kv_cache_usage_ratio{SEL})`), legend: "forecast {{target}} {{model}}"},
 			q{expr: e(`max by (target, model) (llm_prober_server_kv_cache_usage_ratio{SEL})`), legend: "now {{target}} {{model}}"})).
-		WithRow(row("Scheduler")).
+		WithRow(p.row("Scheduler")).
 		WithPanel(p.ts("Running vs waiting requests",
 			"Requests in the running batch and requests waiting to be scheduled, summed over engines. A persistent waiting queue means the server is saturated.",
 			"short", 12, 8, tsOpts{min: zero},
@@ -47,7 +50,7 @@ func capacity() *dashboard.DashboardBuilder {
 			"Preemptions divided by finished requests. Above 1% (the alert threshold) the server is memory bound.",
 			"percentunit", 12, 8, tsOpts{min: zero},
 			q{expr: ratioOfRates("llm_prober_server_preemptions_total", "llm_prober_server_requests_finished_total"), legend: "{{target}} {{model}}"})).
-		WithRow(row("Caching and speculative decoding")).
+		WithRow(p.row("Caching and speculative decoding")).
 		WithPanel(p.ts("Prefix cache hit rate",
 			"Share of queried prompt tokens found in the prefix cache (Δhits / Δqueries).",
 			"percentunit", 8, 8, tsOpts{min: zero, max: one},
@@ -57,12 +60,14 @@ func capacity() *dashboard.DashboardBuilder {
 			"percentunit", 8, 8, tsOpts{min: zero, max: one},
 			q{expr: ratioOfRates("llm_prober_server_spec_decode_accepted_tokens_total", "llm_prober_server_spec_decode_draft_tokens_total"), legend: "all {{target}} {{model}}"},
 			q{expr: e(`sum by (target, model, position) (rate(llm_prober_server_spec_decode_accepted_tokens_per_position_total{SEL}[$__rate_interval]))
-/ on (target, model) group_left () sum by (target, model) (rate(llm_prober_server_spec_decode_drafts_total{SEL}[$__rate_interval]))`), legend: "position {{position}} {{target}} {{model}}"})).
+/ on (target, model) group_left () sum by (target, model) (rate(llm_prober_server_spec_decode_drafts_total{SEL}[$__rate_interval]))`), legend: "position {{position}} {{target}} {{model}}"}).
+			NoValue(noDrafts)).
 		WithPanel(p.ts("Speculative decoding mean acceptance length",
 			"Tokens produced per speculative step: 1 + Δaccepted_tokens / Δdrafts.",
 			"short", 8, 8, tsOpts{min: one},
-			q{expr: "1 + " + ratioOfRates("llm_prober_server_spec_decode_accepted_tokens_total", "llm_prober_server_spec_decode_drafts_total"), legend: "{{target}} {{model}}"})).
-		WithRow(row("Throughput")).
+			q{expr: "1 + " + ratioOfRates("llm_prober_server_spec_decode_accepted_tokens_total", "llm_prober_server_spec_decode_drafts_total"), legend: "{{target}} {{model}}"}).
+			NoValue(noDrafts)).
+		WithRow(p.row("Throughput")).
 		WithPanel(p.ts("Token throughput",
 			"Prompt (prefill) and generated tokens per second processed by the server, all clients included.",
 			"suffix:tok/s", 12, 8, tsOpts{min: zero, stacked: true},
@@ -72,4 +77,5 @@ func capacity() *dashboard.DashboardBuilder {
 			"Requests finished per second by finish reason (stop, length, abort, error, ...).",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
 			q{expr: e(`sum by (target, model, reason) (rate(llm_prober_server_requests_finished_total{SEL}[$__rate_interval]))`), legend: "{{reason}} {{target}} {{model}}"}))
+	return gpus(workloadShape(kvAbsolute(b, p), p), p)
 }

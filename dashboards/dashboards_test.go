@@ -106,10 +106,21 @@ type jsonPanel struct {
 		Defaults struct {
 			Unit string `json:"unit"`
 		} `json:"defaults"`
+		Overrides []struct {
+			Matcher struct {
+				ID      string `json:"id"`
+				Options string `json:"options"`
+			} `json:"matcher"`
+			Properties []struct {
+				ID    string          `json:"id"`
+				Value json.RawMessage `json:"value"`
+			} `json:"properties"`
+		} `json:"overrides"`
 	} `json:"fieldConfig"`
 	Targets []struct {
 		Expr       string `json:"expr"`
 		Exemplar   bool   `json:"exemplar"`
+		Instant    bool   `json:"instant"`
 		Datasource struct {
 			UID string `json:"uid"`
 		} `json:"datasource"`
@@ -148,14 +159,15 @@ func TestLint(t *testing.T) {
 		rateInterval := false
 		ids := map[int]bool{}
 		for _, p := range d.Panels {
+			where := name + ": panel " + p.Title
+			if p.ID == 0 || ids[p.ID] {
+				t.Errorf("%s: missing or duplicate id %d", where, p.ID)
+			}
+			ids[p.ID] = true
 			if p.Type == "row" {
 				continue
 			}
-			where := name + ": panel " + p.Title
-			if ids[p.ID] {
-				t.Errorf("%s: duplicate id %d", where, p.ID)
-			}
-			ids[p.ID] = true
+			lintPanel(t, where, p)
 			if strings.TrimSpace(p.Description) == "" {
 				t.Errorf("%s: no description", where)
 			}
@@ -176,7 +188,9 @@ func TestLint(t *testing.T) {
 				if strings.Contains(tg.Expr, "$__rate_interval") {
 					rateInterval = true
 				}
-				if !strings.Contains(tg.Expr, `job=~"$job"`) {
+				// DCGM series come from another job; the GPU panels join them
+				// to llm_prober_target_info, except the bare "any GPU?" count.
+				if !strings.Contains(tg.Expr, `job=~"$job"`) && tg.Expr != dcgmPresence {
 					t.Errorf("%s: query does not filter on $job: %s", where, tg.Expr)
 				}
 				for _, m := range rangeRe.FindAllStringSubmatch(tg.Expr, -1) {

@@ -45,9 +45,9 @@ func sloOverview(c rules.Config) *dashboard.DashboardBuilder {
 			pages = append(pages, fmt.Sprintf("%s over %s and %s", strconv.FormatFloat(math.Round(w.Factor(c.PeriodDays)*100)/100, 'f', -1, 64), w.Long, w.Short))
 		}
 	}
-	return base("llm-prober-slo", "llm-prober / SLO overview",
-		"Synthetic-probe service levels of LLM inference endpoints: goodput, error budget, client-side latency percentiles, failures.", "slo").
-		WithRow(row("Goodput and error budget")).
+	b := base("llm-prober-slo", "llm-prober / SLO overview",
+		"Synthetic-probe service levels of LLM inference endpoints: goodput, error budget, client-side latency percentiles, failures, and the SLO attainment of all the server's requests.", "slo").
+		WithRow(p.row("Goodput and error budget")).
 		WithPanel(p.stat("Goodput (time range)",
 			"Fraction of probes in the dashboard time range that succeeded and met every configured latency SLO (llm_prober_probes_good_total / llm_prober_probes_total).",
 			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
@@ -83,8 +83,9 @@ func sloOverview(c rules.Config) *dashboard.DashboardBuilder {
 		WithPanel(p.ts("Error budget remaining by SLO ("+period+")",
 			"Share of each SLO's error budget left over the "+period+" period (Sloth-style target_model:llm_prober_slo_period_error_budget_remaining:ratio): goodput, availability and each configured latency SLO.",
 			"percentunit", 24, 7, tsOpts{max: one},
-			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", ""), legend: "{{slo}} {{target}} {{model}}"})).
-		WithRow(row("Client-side latency (synthetic probes)")).
+			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", ""), legend: "{{slo}} {{target}} {{model}}"}))
+	return serverTraffic(b, p).
+		WithRow(p.row("Client-side latency (synthetic probes)")).
 		WithPanel(p.ts("Time to first token",
 			"Probe TTFT percentiles (request sent until the first chunk with generated content), from llm_prober_time_to_first_token_seconds. Exemplars carry the probe_id.",
 			"s", 12, 8, tsOpts{min: zero},
@@ -107,19 +108,19 @@ func sloOverview(c rules.Config) *dashboard.DashboardBuilder {
 			append(quantiles("llm_prober_e2e_latency_seconds", "target, model", true),
 				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="e2el"})`), legend: "SLO {{target}} {{model}}"})...).
 			OverrideByRegexp("^SLO ", sloLineStyle)).
-		WithRow(row("Failures and probe volume")).
+		WithRow(p.row("Failures and probe volume")).
 		WithPanel(p.ts("Failures by reason",
-			"Failed probes per second by reason (dns, connect, tls, timeout_* by phase, http_4xx, rate_limited, http_5xx, stream errors, validation, ...).",
+			"Failed probes per second by reason (dns, connect, tls, timeout_* by phase, http_4xx, rate_limited, http_5xx, stream errors, validation, ...). Reasons with no failure in the dashboard range are hidden.",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
-			q{expr: e(`sum by (target, model, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`), legend: "{{reason}} {{target}} {{model}}"})).
+			q{expr: nonZero(`sum by (target, model, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "target, model, reason"), legend: "{{reason}} {{target}} {{model}}"})).
 		WithPanel(p.ts("SLO violations",
 			"Successful probes per second that missed a configured latency SLO, by SLO.",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
 			q{expr: e(`sum by (target, model, slo) (rate(llm_prober_slo_violations_total{SEL}[$__rate_interval]))`), legend: "{{slo}} {{target}} {{model}}"})).
 		WithPanel(p.ts("Probe volume",
-			"Finished probes per second per module, and good probes per second per target. Low volume makes the SLO ratios noisy.",
+			"Finished probes per second and good probes per second, both per target and model (good can never exceed all). Low volume makes the SLO ratios noisy.",
 			"reqps", 12, 8, tsOpts{min: zero},
-			q{expr: e(`sum by (target, model, module) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "all {{target}} {{model}} {{module}}"},
+			q{expr: e(`sum by (target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "all {{target}} {{model}}"},
 			q{expr: e(`sum by (target, model) (rate(llm_prober_probes_good_total{SEL}[$__rate_interval]))`), legend: "good {{target}} {{model}}"})).
 		WithPanel(p.ts("Probes in flight",
 			"Probes currently running in each llm-prober process (llm_prober_probes_in_flight).",

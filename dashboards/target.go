@@ -19,9 +19,9 @@ func targetDrillDown() *dashboard.DashboardBuilder {
 			"1": {Text: ptr("OK"), Color: ptr("green"), Index: ptr(int32(1))},
 		},
 	}}}
-	return base("llm-prober-target", "llm-prober / Target drill-down",
-		"One target in detail: probe phases, client-side vs server-side latency, recent failures and scrape health. Latency panels show exemplars (label probe_id).", "target").
-		WithRow(row("Status")).
+	b := base("llm-prober-target", "llm-prober / Target drill-down",
+		"One target in detail: probe phases, client-side vs server-side latency and their heatmaps, recent failures and scrape health. Latency panels show exemplars (labels probe_id and trace_id; trace_id opens the trace in the Traces data source).", "target").
+		WithRow(p.row("Status")).
 		WithPanel(p.stat("Last probe",
 			"Result of the most recent probe per module (llm_prober_last_probe_success).",
 			"none", 8, 5, common.BigValueTextModeValueAndName, okMapping, thresholds("red", 1.0, "green"),
@@ -34,7 +34,7 @@ func targetDrillDown() *dashboard.DashboardBuilder {
 			"Seconds since the last successful probe.",
 			"s", 8, 5, common.BigValueTextModeValueAndName, nil, thresholds("green", 300.0, "red"),
 			q{expr: e(`time() - max by (target, model, module) (llm_prober_last_success_timestamp_seconds{SEL})`), legend: "{{target}} {{module}}", instant: true})).
-		WithRow(row("Probe phases")).
+		WithRow(p.row("Probe phases")).
 		WithPanel(p.ts("Mean probe phases",
 			"Where a probe spends its time, stacked: waiting for response headers, then for the first token (TTFT - headers), then decoding (E2E - TTFT). Means over successful probes.",
 			"s", 12, 8, tsOpts{min: zero, stacked: true},
@@ -49,7 +49,7 @@ func targetDrillDown() *dashboard.DashboardBuilder {
 			"Probe end-to-end latency percentiles per module. Click an exemplar for its probe_id.",
 			"s", 24, 8, tsOpts{min: zero},
 			quantiles("llm_prober_e2e_latency_seconds", "target, model, module", true)...)).
-		WithRow(row("Client-side vs server-side")).
+		WithRow(p.row("Client-side vs server-side")).
 		WithPanel(p.ts("TTFT: client vs server (p90)",
 			"p90 time to first token measured by the probes (client, includes network and HTTP stack) vs reported by the server's own histogram (all traffic). A large gap points outside the engine (proxy, network, tokenizer).",
 			"s", 12, 8, tsOpts{min: zero},
@@ -69,16 +69,18 @@ func targetDrillDown() *dashboard.DashboardBuilder {
 			"p90 end-to-end latency of the probes vs the server's request latency histogram (all traffic).",
 			"s", 12, 8, tsOpts{min: zero},
 			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_e2e_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "client {{target}} {{model}}", exemplar: true},
-			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_e2e_request_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"})).
-		WithRow(row("Failures and output")).
+			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_e2e_request_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"}))
+	return latencyHeatmaps(b, p).
+		WithRow(p.row("Failures and output")).
 		WithPanel(p.table("Recent failures",
-			"Failed probes in the dashboard time range by module and reason.",
+			"Failed probes in the dashboard time range by module and reason, rounded to whole probes (increase extrapolates); module × reason pairs without a failure are left out.",
 			"short", 12, 8,
-			q{expr: e(`sum by (target, module, reason) (increase(llm_prober_probe_failures_total{SEL}[$__range]))`), legend: "{{module}} {{reason}}", instant: true, table: true})).
+			q{expr: e(`round(sum by (target, module, reason) (increase(llm_prober_probe_failures_total{SEL}[$__range]))) > 0`), legend: "{{module}} {{reason}}", instant: true, table: true}).
+			NoValue("No failed probe in the time range")).
 		WithPanel(p.ts("Failures by reason",
-			"Failed probes per second by module and reason.",
+			"Failed probes per second by module and reason; pairs with no failure in the dashboard range are hidden.",
 			"reqps", 12, 8, tsOpts{min: zero, bars: true, stacked: true},
-			q{expr: e(`sum by (target, module, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`), legend: "{{reason}} {{module}}"})).
+			q{expr: nonZero(`sum by (target, module, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "target, module, reason"), legend: "{{reason}} {{module}}"})).
 		WithPanel(p.ts("Output tokens per probe",
 			"Mean generated tokens per probe (llm_prober_output_tokens_total / llm_prober_probes_total).",
 			"short", 12, 8, tsOpts{min: zero},
