@@ -15,13 +15,13 @@ const (
 )
 
 // kvSaturated holds per engine when over window the KV cache was above
-// kvHigh at the median sample and reached kvFull.
+// kvHigh at the median sample and reached kvFull; its value is the median.
 func kvSaturated(window string) string {
 	return fmt.Sprintf(`(
-    quantile_over_time(0.5, llm_prober_server_kv_cache_usage_ratio{SEL}[%[1]s]) >= %[2]g
-    and
-    max_over_time(llm_prober_server_kv_cache_usage_ratio{SEL}[%[1]s]) >= %[3]g
-  )`, window, kvHigh, kvFull)
+  quantile_over_time(0.5, llm_prober_server_kv_cache_usage_ratio{SEL}[%[1]s]) >= %[2]g
+  and
+  max_over_time(llm_prober_server_kv_cache_usage_ratio{SEL}[%[1]s]) >= %[3]g
+)`, window, kvHigh, kvFull)
 }
 
 // serverScrapeOK keeps a capacity alert only while the prober scrapes the
@@ -137,7 +137,7 @@ func serverAlertGroup(c Config) Group {
 			},
 			{
 				Alert:  "LLMProberKVCacheNearFull",
-				Expr:   c.expand("max by (<TM>) (\n  quantile_over_time(0.5, llm_prober_server_kv_cache_usage_ratio{SEL}[10m])\n  and\n  " + kvSaturated("10m") + "\n)\n" + serverScrapeOK),
+				Expr:   c.expand("max by (<TM>) " + kvSaturated("10m") + "\n" + serverScrapeOK),
 				For:    "5m",
 				Labels: map[string]string{"severity": "warning"},
 				Annotations: map[string]string{
