@@ -18,7 +18,8 @@ const (
 // line are guarded by engine.mu.
 type request struct {
 	prompt, cached int
-	target         int // tokens to generate
+	prefill        time.Duration // prefill time of the uncached prompt tokens, on top of TTFT
+	target         int           // tokens to generate
 	arrival        time.Time
 	wake           chan struct{} // "state may have changed", cap 1
 

@@ -102,7 +102,8 @@ func (g *gen) serve(r *http.Request) {
 		g.fail(http.StatusBadRequest, "BadRequestError", err.Error())
 		return
 	}
-	prompt := body.promptTokens()
+	tokens := body.tokens(s.o.CharsPerToken)
+	prompt := max(len(tokens), 1)
 	if total := prompt + maxTok; total > s.o.MaxModelLen || (s.eng.kvLimited() && s.eng.blocksFor(total) > s.o.KVBlocks) {
 		g.fail(http.StatusBadRequest, "BadRequestError", fmt.Sprintf(
 			"This model's maximum context length is %d tokens (KV cache: %d blocks of %d). However, you requested %d tokens (%d in the messages, %d in the completion).",
@@ -110,8 +111,12 @@ func (g *gen) serve(r *http.Request) {
 		return
 	}
 	cached := min(int(float64(prompt)*s.o.PrefixCacheHitRate), prompt-1)
+	if s.prefix != nil {
+		cached = s.prefix.lookup(tokens, body.CacheSalt)
+	}
 	g.tr.PromptTokens, g.tr.CachedTokens = prompt, max(cached, 0)
-	g.req = &request{prompt: prompt, cached: g.tr.CachedTokens, target: maxTok, arrival: g.tr.Arrival}
+	g.req = &request{prompt: prompt, cached: g.tr.CachedTokens, target: maxTok, arrival: g.tr.Arrival,
+		prefill: time.Duration(prompt-g.tr.CachedTokens) * s.o.PrefillPerToken}
 	g.reason = "length"
 	if eos := max(s.o.EOSAfter, body.MinTokens); s.o.EOSAfter > 0 && !body.IgnoreEOS && eos < maxTok {
 		g.req.target, g.reason = eos, "stop"

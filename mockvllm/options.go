@@ -76,6 +76,24 @@ type Options struct {
 	// PrefixCacheHitRate is the fraction of prompt tokens reported as
 	// prefix-cache hits (metrics and usage.prompt_tokens_details).
 	PrefixCacheHitRate float64
+	// PrefixCacheBlocks, if > 0, simulates vLLM's prefix cache instead of
+	// PrefixCacheHitRate: prompts are hashed in blocks of BlockSize tokens
+	// (chained, the first block salted with the request's cache_salt), a
+	// request is served the longest run of cached leading blocks (never
+	// its last token, as vLLM recomputes it), and its full blocks are then
+	// cached, least recently used evicted beyond this many blocks.
+	PrefixCacheBlocks int
+	// PrefillPerToken is the prefill time per prompt token not served from
+	// the prefix cache, added to TTFT: what makes cold and warm prefill
+	// and long and short prompts differ.
+	PrefillPerToken time.Duration
+	// CharsPerToken, if > 0, makes the tokenizer split words into tokens
+	// of at most this many bytes (so "government" is 4 tokens at 3),
+	// instead of one token per word.
+	CharsPerToken int
+	// NoTokenize makes POST /tokenize answer 404, like a server without
+	// one.
+	NoTokenize bool
 
 	// Faults gives per-request probabilities of each fault, for soak and
 	// demo runs. The X-Mock-Fault request header overrides it.

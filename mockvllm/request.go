@@ -19,6 +19,8 @@ type genRequest struct {
 	IgnoreEOS           bool              `json:"ignore_eos"`
 	Stream              bool              `json:"stream"`
 	StreamOptions       *streamOptions    `json:"stream_options"`
+	// CacheSalt isolates the request's prefix-cache blocks (vLLM >= 0.9).
+	CacheSalt string `json:"cache_salt"`
 }
 
 type streamOptions struct {
@@ -67,50 +69,68 @@ func (g *genRequest) maxTokens(def int) (int, error) {
 	return n, nil
 }
 
-// promptTokens approximates the tokenizer: one token per whitespace
-// separated word of the text (no chat-template overhead), or one per id
-// for token-id prompts; at least 1.
-func (g *genRequest) promptTokens() int {
-	n := 0
+// promptTokens counts the prompt as the mock's tokenizer does (see
+// tokens); at least 1.
+func (g *genRequest) promptTokens(charsPerToken int) int {
+	return max(len(g.tokens(charsPerToken)), 1)
+}
+
+// tokens is the mock's tokenizer: every whitespace-separated word of the
+// message contents and the prompt, in order, is one token, or with
+// charsPerToken > 0 ceil(len(word)/charsPerToken) tokens of that many
+// bytes each; a token id (a number) is one token. There is no chat
+// template, so /tokenize, usage.prompt_tokens and the prefix cache all
+// count exactly these.
+func (g *genRequest) tokens(charsPerToken int) []string {
+	var out []string
 	for _, m := range g.Messages {
 		var msg struct {
 			Content json.RawMessage `json:"content"`
 		}
 		if json.Unmarshal(m, &msg) == nil {
-			n += countTokens(msg.Content)
+			out = appendTokens(out, msg.Content, charsPerToken)
 		}
 	}
-	n += countTokens(g.Prompt)
-	return max(n, 1)
+	return appendTokens(out, g.Prompt, charsPerToken)
 }
 
-// countTokens handles a string, a number (token id), a content part
+// appendTokens handles a string, a number (token id), a content part
 // {"text":...} or arrays of any of those.
-func countTokens(raw json.RawMessage) int {
+func appendTokens(out []string, raw json.RawMessage, cpt int) []string {
 	if len(raw) == 0 {
-		return 0
+		return out
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return len(strings.Fields(s))
+		return appendWords(out, s, cpt)
 	}
 	var num json.Number
 	if json.Unmarshal(raw, &num) == nil {
-		return 1
+		return append(out, "#"+num.String())
 	}
 	var arr []json.RawMessage
 	if json.Unmarshal(raw, &arr) == nil {
-		n := 0
 		for _, a := range arr {
-			n += countTokens(a)
+			out = appendTokens(out, a, cpt)
 		}
-		return n
+		return out
 	}
 	var part struct {
 		Text string `json:"text"`
 	}
 	if json.Unmarshal(raw, &part) == nil {
-		return len(strings.Fields(part.Text))
+		return appendWords(out, part.Text, cpt)
 	}
-	return 0
+	return out
+}
+
+func appendWords(out []string, s string, cpt int) []string {
+	for _, w := range strings.Fields(s) {
+		for cpt > 0 && len(w) > cpt {
+			out = append(out, w[:cpt])
+			w = w[cpt:]
+		}
+		out = append(out, w)
+	}
+	return out
 }

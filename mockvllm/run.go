@@ -28,7 +28,7 @@ func (e *engine) run(ctx context.Context, r *request, reason string, step stepFu
 		if !ok {
 			return end("abort")
 		}
-		due := admitted.Add(e.o.TTFT.sample(e.rng))
+		due := admitted.Add(e.o.TTFT.sample(e.rng) + r.prefill)
 		for {
 			preempted, ok := e.sleepUntil(ctx, r, due)
 			if !ok {

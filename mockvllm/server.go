@@ -18,6 +18,7 @@ type Server struct {
 	m       *metrics
 	rng     *lockedRand
 	traces  *traceStore
+	prefix  *prefixCache // nil: PrefixCacheHitRate applies
 	mux     *http.ServeMux
 	dead    atomic.Bool
 	closed  chan struct{}
@@ -32,6 +33,9 @@ func New(o Options) *Server {
 	s := &Server{o: o, rng: newLockedRand(o.Seed), traces: newTraceStore(o.TraceCapacity),
 		closed: make(chan struct{}), started: time.Now()}
 	s.eng = &engine{o: &s.o, rng: s.rng, closed: s.closed}
+	if o.PrefixCacheBlocks > 0 {
+		s.prefix = newPrefixCache(o.PrefixCacheBlocks, o.BlockSize)
+	}
 	s.m = newMetrics(&s.o, s.eng)
 	s.eng.m = s.m
 	s.dead.Store(o.EngineDead)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 )
 
 // tokenizeRequest accepts vLLM's /tokenize body (prompt or messages) and
@@ -18,9 +17,13 @@ type tokenizeRequest struct {
 
 // handleTokenize answers like vLLM's POST /tokenize: {"count",
 // "max_model_len", "tokens"}, counting tokens the way generation does
-// (one per whitespace-separated word), so a client can size prompts
-// exactly.
+// (genRequest.tokens), so a client can size prompts exactly. llama.cpp's
+// clients read "tokens" alone.
 func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
+	if s.o.NoTokenize {
+		http.NotFound(w, r)
+		return
+	}
 	var req tokenizeRequest
 	if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&req); err != nil {
 		writeJSON(w, http.StatusBadRequest, apiError{errorInfo{Message: "invalid JSON body: " + err.Error(),
@@ -36,40 +39,12 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	if len(g.Prompt) == 0 {
 		g.Prompt = req.Content
 	}
-	n := 0
-	if len(g.Messages) > 0 || len(g.Prompt) > 0 {
-		n = g.promptTokens()
+	toks := g.tokens(s.o.CharsPerToken)
+	ids := make([]int, len(toks))
+	for i, t := range toks {
+		ids[i] = tokenID(t)
 	}
-	ids := make([]int, 0, n)
-	for _, f := range strings.Fields(textOf(g)) {
-		ids = append(ids, tokenID(f))
-	}
-	for len(ids) < n { // token-id prompts
-		ids = append(ids, 0)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"count": n, "max_model_len": s.o.MaxModelLen, "tokens": ids[:n]})
-}
-
-// textOf concatenates the string contents of a request, for token ids.
-func textOf(g genRequest) string {
-	var b strings.Builder
-	add := func(raw json.RawMessage) {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			b.WriteString(s)
-			b.WriteByte(' ')
-		}
-	}
-	for _, m := range g.Messages {
-		var msg struct {
-			Content json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(m, &msg) == nil {
-			add(msg.Content)
-		}
-	}
-	add(g.Prompt)
-	return b.String()
+	writeJSON(w, http.StatusOK, map[string]any{"count": len(ids), "max_model_len": s.o.MaxModelLen, "tokens": ids})
 }
 
 // tokenID is a stable pseudo id for a word (FNV-1a, 17 bits).
