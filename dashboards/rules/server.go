@@ -1,6 +1,9 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Capacity thresholds. vLLM preempts when it cannot allocate a block, so a
 // saturated server's KV usage saw-tooths between the level after a
@@ -36,7 +39,7 @@ func serverRecordingGroup(c Config) Group {
 	}
 	cand := func(rank int, bottleneck, expr string) Rule {
 		return Rule{Record: "target_model:llm_prober_server_bottleneck:candidate_rank",
-			Expr:   c.expand(fmt.Sprintf("%d * group by (<TM>) (\n%s\n)", rank, expr)),
+			Expr:   c.expand(fmt.Sprintf("%d * group by (<TM>) (\n%s\n)", rank, indent(expr))),
 			Labels: map[string]string{"bottleneck": bottleneck}}
 	}
 	rules := []Rule{
@@ -78,7 +81,7 @@ or
   target_model:llm_prober_server_queue_time:mean5m
 )`),
 	}
-	first := cand(1, "kv_cache_exhausted", "  max by (<TM>) "+kvSaturated("5m"))
+	first := cand(1, "kv_cache_exhausted", "max by (<TM>) "+kvSaturated("5m"))
 	first.Comment = "Bottleneck classification. Each candidate is recorded with its rank as\n" +
 		"the value (1 = most severe); the classification keeps the most severe\n" +
 		"candidate per target and records it with value 1:\n" +
@@ -92,16 +95,16 @@ or
 		"  < healthy (server metrics present, none of the above)."
 	rules = append(rules,
 		first,
-		cand(2, "preempting", "  target_model:llm_prober_server_preemptions_per_request:ratio_rate5m > 0.01"),
-		cand(3, "queueing", `  sum by (<TM>) (avg_over_time(llm_prober_server_requests_waiting{SEL}[5m])) >= 1
-  or
-  (
-    sum by (<TM>) (increase(llm_prober_probe_failures_total{SEL, reason="timeout_first_token"}[5m])) > 0
-    and on (<TM>)
-    sum by (<TM>) (max_over_time(llm_prober_server_requests_waiting{SEL}[5m])) > 0
-  )`),
-		cand(4, "prefill_bound", "  target_model:llm_prober_server_prefill_share:ratio_rate5m > 0.5"),
-		cand(5, "healthy", "  llm_prober_server_requests_running{SEL}"),
+		cand(2, "preempting", "target_model:llm_prober_server_preemptions_per_request:ratio_rate5m > 0.01"),
+		cand(3, "queueing", `sum by (<TM>) (avg_over_time(llm_prober_server_requests_waiting{SEL}[5m])) >= 1
+or
+(
+  sum by (<TM>) (increase(llm_prober_probe_failures_total{SEL, reason="timeout_first_token"}[5m])) > 0
+  and on (<TM>)
+  sum by (<TM>) (max_over_time(llm_prober_server_requests_waiting{SEL}[5m])) > 0
+)`),
+		cand(4, "prefill_bound", "target_model:llm_prober_server_prefill_share:ratio_rate5m > 0.5"),
+		cand(5, "healthy", "llm_prober_server_requests_running{SEL}"),
 		Rule{Record: "target_model:llm_prober_server_bottleneck:state", Expr: c.expand(`
 group by (<TM>, bottleneck) (
   bottomk by (<TM>) (1, target_model:llm_prober_server_bottleneck:candidate_rank)
@@ -113,6 +116,11 @@ group by (<TM>, bottleneck) (
 		Name:  "llm-prober-server",
 		Rules: rules,
 	}
+}
+
+// indent indents every line of s by two spaces.
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
 }
 
 func serverAlertGroup(c Config) Group {
