@@ -13,18 +13,20 @@ import (
 
 // Classic bucket bounds hold every bound of vLLM's own histograms, so that
 // client-side and server-side distributions compare bucket by bucket, plus
-// bounds where vLLM's are too coarse for percentiles: at most 25-33 %
-// apart from 5 ms to 1 s for ITL and TPOT (vLLM jumps from 10 to 25 ms),
-// from 20 ms to 60 s for TTFT and from 0.8 s to 60 s for E2EL. The native buckets on the same series
+// bounds where vLLM's are too coarse for percentiles and real servers
+// live: at most 33 % apart from 3 ms to 0.5 s for ITL and TPOT (vLLM
+// jumps from 10 to 25 ms) and from 20 ms to 5 s for TTFT. Every bound
+// costs a series per target: the native buckets on the same series (9 %
+// apart) carry the fine detail. The native buckets on the same series
 // (9 % apart) are finer still; docs/metrics-contract.md gives the measured
 // quantile error of each.
 var (
-	TTFTBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 7.5, 10, 15, 20, 30, 40, 60, 80, 160, 640, 2560}
-	ITLBuckets  = []float64{0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.0075, 0.009, 0.01, 0.0125, 0.015, 0.0175, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.06, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80}
+	TTFTBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560}
+	ITLBuckets  = []float64{0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.0075, 0.01, 0.0125, 0.015, 0.0175, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.06, 0.075, 0.1, 0.125, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80}
 	// HeadersBuckets are vLLM's TTFT bounds: headers come in milliseconds,
 	// and nobody takes percentiles of them to a few per cent.
 	HeadersBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560}
-	E2EBuckets     = []float64{0.3, 0.5, 0.8, 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 10, 12.5, 15, 20, 25, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680}
+	E2EBuckets     = []float64{0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 3, 4, 5, 7.5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680}
 	// ScheduleDelayBuckets resolve the sub-millisecond lateness of a
 	// healthy scheduler as well as the seconds of a starved one.
 	ScheduleDelayBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
