@@ -6,10 +6,10 @@ import (
 
 	// The service discoveries target_discovery entries may use. Each
 	// registers its *_sd_configs key with Prometheus's registry; more can
-	// be added here at the cost of binary size.
+	// be added here at the cost of binary size (kubernetes: see
+	// discovery_kubernetes.go).
 	_ "github.com/prometheus/prometheus/discovery/file"
 	_ "github.com/prometheus/prometheus/discovery/http"
-	_ "github.com/prometheus/prometheus/discovery/kubernetes"
 )
 
 // TargetDiscovery is one target_discovery entry: Prometheus service
