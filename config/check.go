@@ -38,6 +38,9 @@ func (c *checker) config(cfg *Config) error {
 	if err := c.global(&cfg.Global); err != nil {
 		return err
 	}
+	if err := cfg.Tracing.check(c); err != nil {
+		return err
+	}
 	// Modules in file order, so the first error reported is the first one.
 	names := make([]string, 0, len(cfg.Modules))
 	for name := range cfg.Modules {

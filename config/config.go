@@ -18,6 +18,8 @@ type Config struct {
 	// TargetDiscovery finds more targets with Prometheus's service
 	// discovery (see discovery.go).
 	TargetDiscovery []*TargetDiscovery `yaml:"target_discovery,omitempty"`
+	// Tracing exports each probe's span over OTLP (see tracing.go).
+	Tracing Tracing `yaml:"tracing,omitempty"`
 
 	src source // for CheckFiles
 }

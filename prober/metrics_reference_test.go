@@ -133,6 +133,9 @@ func (m *refMetrics) Delete(target, model, module string) {
 func (m *refMetrics) Record(r *Result, end time.Time) {
 	l := []string{r.Target, r.Model, r.Module}
 	ex := prometheus.Labels{"probe_id": r.ID}
+	if r.Trace.TraceID != "" {
+		ex["trace_id"] = r.Trace.TraceID
+	}
 	m.probes.WithLabelValues(l...).Inc()
 	m.lastProbeTime.WithLabelValues(l...).Set(float64(end.UnixNano()) / 1e9)
 	for _, v := range r.ValidationFailures {

@@ -26,7 +26,9 @@ const (
 	numHists
 )
 
-const exemplarLabel = "probe_id"
+// exemplarLabels: every latency exemplar carries the probe's id and the
+// trace id it sent, so a click opens the server's trace of that request.
+const exemplarLabels = "probe_id,trace_id"
 
 var histSpecs = [numHists]*exposition.HistogramSpec{
 	histHeaders: newSpec(HeadersBuckets),
@@ -37,7 +39,7 @@ var histSpecs = [numHists]*exposition.HistogramSpec{
 }
 
 func newSpec(bounds []float64) *exposition.HistogramSpec {
-	return exposition.NewHistogramSpec(bounds, nativeSchema, nativeMaxBuckets, nativeMinReset, exemplarLabel)
+	return exposition.NewHistogramSpec(bounds, nativeSchema, nativeMaxBuckets, nativeMinReset, exemplarLabels)
 }
 
 // schedule is the metric state of one (target, module): a few hundred
@@ -102,11 +104,12 @@ func (s *schedule) record(r *Result, end time.Time) {
 		return
 	}
 	s.succeeded, s.lastSuccess, s.lastSuccessTime = true, 1, ts
-	s.observe(histHeaders, r.Headers, r.ID, end)
-	s.observe(histTTFT, r.TTFT, r.ID, end)
-	s.observe(histE2EL, r.E2EL, r.ID, end)
+	ex := exemplarOf(r)
+	s.observe(histHeaders, r.Headers, ex, end)
+	s.observe(histTTFT, r.TTFT, ex, end)
+	s.observe(histE2EL, r.E2EL, ex, end)
 	if r.OutputTokens > 1 {
-		s.observe(histTPOT, r.TPOT, r.ID, end)
+		s.observe(histTPOT, r.TPOT, ex, end)
 	}
 	itl := s.hist(histITL, end)
 	for _, d := range r.ITL {

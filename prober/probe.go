@@ -24,7 +24,7 @@ func Run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 
 // RunWithOptions is Run with optional per-probe settings (a trace logger).
 func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, id, userAgent string, o RunOptions) *Result {
-	r := &Result{ID: id, Target: t.Name, Model: t.Model, Module: m.Name, trace: o.Trace}
+	r := &Result{ID: id, Trace: NewTraceContext(), Target: t.Name, Model: t.Model, Module: m.Name, trace: o.Trace}
 	err := run(ctx, client, t, m, id, userAgent, r)
 	if err != nil {
 		r.Reason = reasonOf(ctx, err)
@@ -42,7 +42,7 @@ func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, 
 }
 
 func run(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, id, userAgent string, r *Result) error {
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+	ct := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 		r.conn, r.connected = nil, true
 		// An HTTP/2 connection carries other streams too: its latest read
 		// says nothing about this one's chunks.
@@ -51,11 +51,14 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 			return
 		}
 		r.conn = rxConnFor(info.Conn)
-	}})
+	}}
+	phaseHooks(ct, &r.Phases)
+	ctx = httptrace.WithClientTrace(ctx, ct)
 	req, err := newRequest(ctx, t, m, id, userAgent)
 	if err != nil {
 		return fail(ReasonOther, err)
 	}
+	setTraceparent(req.Header, r.Trace)
 	r.tracef("sending request", "url", t.RedactedURL()+endpointPath(m.API), "model", t.Model, "probe_id", id)
 	r.Start = time.Now()
 	resp, err := client.Do(req)

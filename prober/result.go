@@ -6,10 +6,12 @@ import "time"
 // moment the request was handed to the HTTP client.
 type Result struct {
 	ID     string
+	Trace  TraceContext // sent as traceparent; the exemplars' trace_id
 	Target string
 	Model  string
 	Module string
 	Start  time.Time
+	Phases Phases // connection steps, for the exported span
 
 	HTTPStatus int
 	Headers    time.Duration // time to response headers

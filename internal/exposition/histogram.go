@@ -25,7 +25,8 @@ const DefaultZeroThreshold = 2.938735877055719e-39
 // native buckets of the given schema (1 to 3; 3 is a growth factor of
 // 1.09). Past maxBuckets native buckets, a histogram halves its
 // resolution, and it starts afresh when minReset has passed since its last
-// reset, as client_golang's do. Exemplars carry one label, exemplarLabel.
+// reset, as client_golang's do. Exemplars carry the label exemplarLabel,
+// or several: a comma-separated list (see exemplar_labels.go).
 func NewHistogramSpec(bounds []float64, schema int32, maxBuckets int, minReset time.Duration, exemplarLabel string) *HistogramSpec {
 	if schema < 1 || schema > 3 {
 		panic("exposition: native schema must be 1, 2 or 3")
@@ -75,7 +76,8 @@ func NewHistogram(spec *HistogramSpec, now time.Time) *Histogram {
 		native: nativeBuckets{schema: spec.schema}}
 }
 
-// Observe adds v, with an exemplar unless exemplarValue is empty.
+// Observe adds v, with an exemplar unless exemplarValue is empty. With
+// several exemplar labels, exemplarValue is their values joined by NUL.
 func (h *Histogram) Observe(v float64, exemplarValue string, now time.Time) {
 	if !h.resetAt.IsZero() && !now.Before(h.resetAt) {
 		h.reset(now)

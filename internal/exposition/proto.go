@@ -142,9 +142,11 @@ func (w *Writer) protoHistogram(ls LabelSet, h *Histogram) {
 	w.buf = endMessage(endMessage(b, hs), m)
 }
 
-func appendExemplar(b []byte, label string, e exemplar) []byte {
+func appendExemplar(b []byte, labels string, e exemplar) []byte {
 	b, start := beginMessage(b, bExemplar)
-	b = appendLabelPair(b, exLabel, label, e.value)
+	eachExemplarLabel(labels, e.value, func(name, value string) {
+		b = appendLabelPair(b, exLabel, name, value)
+	})
 	b = appendDouble(b, exValue, e.v)
 	b = appendTimestamp(b, exTimestamp, e.unixNano)
 	return endMessage(b, start)

@@ -77,10 +77,19 @@ func (w *Writer) textSample(suffix string, ls LabelSet, extra, le *Label, v floa
 	w.endLine()
 }
 
-func (w *Writer) omExemplar(label string, e exemplar) {
-	w.buf = append(w.buf, " # {"+label+`="`...)
-	w.buf = append(w.buf, valueEscaper.Replace(e.value)...)
-	w.buf = append(w.buf, `"} `...)
+func (w *Writer) omExemplar(labels string, e exemplar) {
+	w.buf = append(w.buf, " # {"...)
+	first := true
+	eachExemplarLabel(labels, e.value, func(name, value string) {
+		if !first {
+			w.buf = append(w.buf, ',')
+		}
+		first = false
+		w.buf = append(w.buf, name+`="`...)
+		w.buf = append(w.buf, valueEscaper.Replace(value)...)
+		w.buf = append(w.buf, '"')
+	})
+	w.buf = append(w.buf, `} `...)
 	w.buf = appendOMFloat(w.buf, e.v)
 	w.buf = append(w.buf, ' ')
 	w.buf = appendOMFloat(w.buf, float64(e.unixNano)/1e9)

@@ -1,0 +1,43 @@
+package config
+
+import (
+	"net/url"
+	"time"
+
+	promcfg "github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
+)
+
+// Tracing exports each probe as an OpenTelemetry span. Every probe sends a
+// W3C traceparent header whatever this says; with OTLPEndpoint set, the
+// prober also exports its own span, the parent of the server's.
+type Tracing struct {
+	// OTLPEndpoint is an OTLP/HTTP (protobuf) traces URL, e.g.
+	// http://otel-collector:4318/v1/traces. Empty: no export.
+	OTLPEndpoint string `yaml:"otlp_endpoint,omitempty"`
+	// Headers are sent with every export (e.g. an API key for a vendor).
+	Headers map[string]promcfg.Secret `yaml:"headers,omitempty"`
+	// Timeout bounds one export request (default 10s).
+	Timeout model.Duration `yaml:"timeout,omitempty"`
+	// ServiceName is the service.name resource attribute (default
+	// llm-prober).
+	ServiceName string `yaml:"service_name,omitempty"`
+}
+
+// DefaultTracingTimeout is the export timeout when none is set.
+const DefaultTracingTimeout = 10 * time.Second
+
+// check validates the endpoint: an http or https URL with a host.
+func (t *Tracing) check(c *checker) error {
+	if t.OTLPEndpoint == "" {
+		return nil
+	}
+	u, err := url.Parse(t.OTLPEndpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c.errf("tracing.otlp_endpoint", "%q is not an http(s) URL with a host (e.g. http://otel-collector:4318/v1/traces)", t.OTLPEndpoint)
+	}
+	if t.Timeout < 0 {
+		return c.errf("tracing.timeout", "must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+package prober
+
+import (
+	crand "crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptrace"
+	"time"
+)
+
+// TraceContext is the W3C trace context a probe sends in its traceparent
+// header. A server started with --otlp-traces-endpoint (vLLM) records the
+// request in this trace, as a child of SpanID: the probe's own span when
+// llm-prober exports it (tracing.otlp_endpoint).
+type TraceContext struct {
+	TraceID string // 32 lowercase hex digits
+	SpanID  string // 16 lowercase hex digits
+}
+
+// NewTraceContext returns random ids, as W3C Trace Context level 2 asks.
+func NewTraceContext() TraceContext {
+	var b [24]byte
+	_, _ = crand.Read(b[:])
+	return TraceContext{TraceID: hex.EncodeToString(b[:16]), SpanID: hex.EncodeToString(b[16:])}
+}
+
+// Traceparent is the header value: version 00, sampled, so that a
+// parent-based sampler on the server records the request.
+func (tc TraceContext) Traceparent() string {
+	return "00-" + tc.TraceID + "-" + tc.SpanID + "-01"
+}
+
+func setTraceparent(h http.Header, tc TraceContext) {
+	if tc.TraceID != "" {
+		h.Set("traceparent", tc.Traceparent())
+	}
+}
+
+// Phases are when the connection steps of a probe ended (zero when the
+// step did not happen, e.g. a reused connection), for its span's events.
+type Phases struct {
+	DNSDone, ConnectDone, TLSDone time.Time
+}
+
+// phaseHooks adds the connection steps' times to ct.
+func phaseHooks(ct *httptrace.ClientTrace, p *Phases) {
+	ct.DNSDone = func(httptrace.DNSDoneInfo) { p.DNSDone = time.Now() }
+	ct.ConnectDone = func(_, _ string, err error) {
+		if err == nil {
+			p.ConnectDone = time.Now()
+		}
+	}
+	ct.TLSHandshakeDone = func(_ tls.ConnectionState, err error) {
+		if err == nil {
+			p.TLSDone = time.Now()
+		}
+	}
+}
+
+// exemplarOf is the exemplar value of r's latency observations: probe_id
+// and, when the probe sent one, trace_id (see exemplarLabels).
+func exemplarOf(r *Result) string {
+	if r.Trace.TraceID == "" {
+		return r.ID
+	}
+	return r.ID + "\x00" + r.Trace.TraceID
+}
