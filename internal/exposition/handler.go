@@ -40,8 +40,13 @@ func Handler(g prometheus.Gatherer, src Source, log Logger) http.Handler {
 		mfs, err := g.Gather()
 		if err != nil {
 			log.Println("error gathering metrics:", err)
-			http.Error(rw, "An error has occurred while serving metrics:\n\n"+err.Error(), http.StatusInternalServerError)
-			return
+			// What was gathered is served, as promhttp's ContinueOnError
+			// does: one broken collector must not hide every other metric
+			// (and the probes' own series, written after, never fail).
+			if len(mfs) == 0 {
+				http.Error(rw, "An error has occurred while serving metrics:\n\n"+err.Error(), http.StatusInternalServerError)
+				return
+			}
 		}
 		format, kind := negotiate(r.Header)
 		h := rw.Header()

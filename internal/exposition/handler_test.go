@@ -17,6 +17,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"google.golang.org/protobuf/proto"
 )
 
 // testSource writes one counter family and one histogram family.
@@ -164,7 +165,26 @@ func TestHandlerGzip(t *testing.T) {
 	}
 }
 
-// A failing gatherer gives a 500 that says why, as promhttp does.
+// A gatherer that fails and gathers something serves what it gathered
+// (and logs the error): one broken collector must not hide the rest.
+func TestHandlerPartialGatherError(t *testing.T) {
+	log := &logSink{}
+	name := "kept_total"
+	srv := newTestServer(t, prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		return []*dto.MetricFamily{{Name: &name, Type: dto.MetricType_COUNTER.Enum(),
+			Metric: []*dto.Metric{{Counter: &dto.Counter{Value: proto.Float64(1)}}}}}, errors.New("one collector exploded")
+	}), log)
+	resp, body := get(t, srv.URL, "", "identity")
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte("kept_total 1")) {
+		t.Errorf("status %d, body %q", resp.StatusCode, body)
+	}
+	if len(log.lines) != 1 || !strings.Contains(log.lines[0], "one collector exploded") {
+		t.Errorf("logged %q", log.lines)
+	}
+}
+
+// A gatherer that fails with nothing gathered gives a 500 that says why,
+// as promhttp does.
 func TestHandlerGatherError(t *testing.T) {
 	log := &logSink{}
 	srv := newTestServer(t, prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
