@@ -46,8 +46,8 @@ func TestProbeRedirectCarriesNoSecret(t *testing.T) {
 		r := Run(ctx, client, target, chatModule(), "probe-1", "test")
 		cancel()
 		client.CloseIdleConnections()
-		if r.Reason == ReasonNone {
-			t.Errorf("follow=%v: a redirected probe succeeded", follow)
+		if r.Reason != ReasonRedirect {
+			t.Errorf("follow=%v: reason %q (%v), want redirect", follow, r.Reason, r.Err)
 		}
 		if follow && (!errors.Is(r.Err, httpclient.ErrRedirectRefused) || !strings.Contains(r.Err.Error(), other.URL)) {
 			t.Errorf("follow=true: err = %v, want the redirect to %s refused", r.Err, other.URL)

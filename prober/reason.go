@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"syscall"
+
+	"github.com/llm-prober/llm-prober/httpclient"
 )
 
 // Reason classifies why a probe failed. The set is closed so that the
@@ -110,6 +112,8 @@ func classifyTransport(err error) Reason {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return reasonTimeout
+	case errors.Is(err, httpclient.ErrRedirectRefused): // follow_redirects: true, but not there
+		return ReasonRedirect
 	case errors.As(err, &dnsErr):
 		return ReasonDNS
 	case errors.As(err, &certInvalid), errors.As(err, &unknownAuth), errors.As(err, &hostErr),
