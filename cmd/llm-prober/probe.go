@@ -57,6 +57,7 @@ type app struct {
 	history    *prober.History
 	fleet      *targets.Fleet  // discovery and sharding: derives the running config
 	board      *status.Tracker // last-hour windows for the status page
+	spans      spanExport      // probe spans over OTLP (tracing.otlp_endpoint)
 
 	allowArbitraryTargets bool          // /probe?url=...
 	probeSlots            chan struct{} // caps concurrent /probe requests
@@ -151,6 +152,7 @@ loop:
 	a.servers.Stop()
 	shutdownCtx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
+	a.spans.stop(shutdownCtx)
 	if srv.Shutdown(shutdownCtx) != nil {
 		_ = srv.Close()
 	}
@@ -176,6 +178,7 @@ func (a *app) reload() error {
 	// Applied even when the file did not change: unchanged targets keep
 	// running untouched, and those whose HTTP client failed to build get
 	// another try.
+	a.spans.apply(a.safe.File().Tracing, a.logger)
 	cfg := a.safe.Get()
 	a.scheduler.Apply(cfg)
 	a.servers.Apply(cfg.Targets)

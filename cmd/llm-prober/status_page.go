@@ -23,11 +23,12 @@ const statusRows = 500
 // statusRefresh is how often the page reloads itself.
 const statusRefresh = 30 * time.Second
 
-// observe is the scheduler's Observer: the history and the last-hour
-// windows see every scheduled probe.
+// observe is the scheduler's Observer: the history, the last-hour
+// windows and the span exporter see every scheduled probe.
 func (a *app) observe(r *prober.Result) {
 	a.history.Observe(r)
 	a.board.Observe(r)
+	a.spans.export(r)
 }
 
 // serverReading gives the status windows a target's latest server signals.

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/prometheus/common/version"
+
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prober"
+	"github.com/llm-prober/llm-prober/tracing"
+)
+
+// spanExport holds the OTLP span exporter of the running config; a reload
+// that changes the tracing section replaces it (the old one flushes).
+type spanExport struct {
+	mu  sync.Mutex // serialises apply and stop
+	cfg config.Tracing
+	cur atomic.Pointer[tracing.Exporter]
+}
+
+func (s *spanExport) apply(c config.Tracing, logger log.Logger) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if reflect.DeepEqual(c, s.cfg) {
+		return
+	}
+	x, err := tracing.New(c, version.Version)
+	if err != nil {
+		level.Error(logger).Log("msg", "tracing: cannot start the OTLP exporter; probes are not exported", "err", err)
+		x = nil
+	}
+	s.cfg = c
+	if old := s.cur.Swap(x); old != nil {
+		go func() { _ = old.Shutdown(context.Background()) }()
+	}
+	if x != nil {
+		level.Info(logger).Log("msg", "tracing: exporting probe spans", "endpoint", c.OTLPEndpoint)
+	}
+}
+
+// export sends r's span if tracing is on; it never blocks on the network.
+func (s *spanExport) export(r *prober.Result) { s.cur.Load().Export(r) }
+
+func (s *spanExport) stop(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.cur.Swap(nil).Shutdown(ctx)
+}
