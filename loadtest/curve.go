@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 )
 
 // WriteSVG draws the sweep as a self-contained SVG: p99 TTFT and p99 TPOT
@@ -33,30 +34,52 @@ func (s *Sweep) WriteSVG(w io.Writer, title string) error {
 	for _, p := range s.Frontier() {
 		frontier[p] = true
 	}
-	panels := []struct {
-		name string
-		y    func(*Report) float64
-	}{
-		{"p99 TTFT (ms)", func(r *Report) float64 { return r.TTFT.Value(99) }},
-		{"p99 TPOT (ms)", func(r *Report) float64 { return r.TPOT.Value(99) }},
+	panels := []panel{
+		{"p99 TTFT (ms, log scale)", func(r *Report) float64 { return r.TTFT.Value(99) }, func(s SLO) time.Duration { return s.TTFT }},
+		{"p99 TPOT (ms, log scale)", func(r *Report) float64 { return r.TPOT.Value(99) }, func(s SLO) time.Duration { return s.TPOT }},
 	}
 	for i, pn := range panels {
 		y0 := top + 20 + i*(panelH+60)
-		ymax := 0.0
+		// Latencies span decades (a saturated run's TTFT is seconds): log scale.
+		ymin, ymax := math.Inf(1), 0.0
 		for _, p := range pts {
-			ymax = max(ymax, pn.y(p.Report))
+			if v := pn.y(p.Report); v > 0 {
+				ymin, ymax = min(ymin, v), max(ymax, v)
+			}
 		}
-		ymax = niceCeil(ymax)
+		if slo := pn.slo(pts); slo > 0 {
+			ymin, ymax = min(ymin, slo), max(ymax, slo)
+		}
+		if ymax <= 0 {
+			ymin, ymax = 1, 10
+		}
+		lo, hi := math.Floor(math.Log10(ymin)), math.Ceil(math.Log10(ymax))
+		if hi <= lo {
+			hi = lo + 1
+		}
 		px := func(x float64) float64 { return left + (W-left-right)*x/xmax }
-		py := func(y float64) float64 { return float64(y0+panelH) - panelH*y/ymax }
+		py := func(y float64) float64 {
+			v := (math.Log10(max(y, math.Pow(10, lo))) - lo) / (hi - lo)
+			return float64(y0+panelH) - panelH*v
+		}
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>`+"\n", left, y0, W-left-right, panelH)
-		for k := 0; k <= 4; k++ {
-			gy, gx := ymax*float64(k)/4, xmax*float64(k)/4
-			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`+"\n", left-6, py(gy)+4, fmtTick(gy))
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`+"\n", px(gx), y0+panelH+16, fmtTick(gx))
-			if k > 0 && k < 4 {
+		for d := lo; d <= hi; d++ {
+			for _, m := range []float64{1, 2, 5} {
+				gy := m * math.Pow(10, d)
+				if gy > math.Pow(10, hi) {
+					break
+				}
+				fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`+"\n", left-6, py(gy)+4, fmtTick(gy))
 				fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#eee"/>`+"\n", left, W-right, py(gy), py(gy))
 			}
+		}
+		for k := 0; k <= 4; k++ {
+			gx := xmax * float64(k) / 4
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`+"\n", px(gx), y0+panelH+16, fmtTick(gx))
+		}
+		if slo := pn.slo(pts); slo > 0 {
+			fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e08000" stroke-dasharray="3,3"/>`+"\n", left, W-right, py(slo), py(slo))
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" fill="#e08000">SLO %s ms</text>`+"\n", W-right-4, py(slo)-4, fmtTick(slo))
 		}
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", left+6, y0+16, pn.name)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">output throughput (tok/s)</text>`+"\n", (W+left)/2, y0+panelH+32)
@@ -87,6 +110,20 @@ func (s *Sweep) WriteSVG(w io.Writer, title string) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+type panel struct {
+	name  string
+	y     func(*Report) float64
+	sloOf func(SLO) time.Duration
+}
+
+// slo is the panel's objective in ms (0 if not set).
+func (pn panel) slo(pts []*Point) float64 {
+	if len(pts) == 0 {
+		return 0
+	}
+	return float64(pn.sloOf(pts[0].Report.SLO)) / 1e6
 }
 
 func pointName(p *Point) string {

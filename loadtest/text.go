@@ -82,7 +82,7 @@ func (rep *Report) writeStats(w io.Writer, title, short string, s Stats) {
 		row("P"+PercentileName(p.P), p.Value)
 	}
 	if !s.Exact && s.Count > 0 {
-		fmt.Fprintf(w, "%-40s %d gaps, percentiles within %.2f%%\n", "("+short+" from a log-linear histogram:", s.Count, 100*HistRelError)
+		fmt.Fprintf(w, "(%s percentiles from a log-linear histogram of %d gaps, within %.2f%%)\n", short, s.Count, 100*HistRelError)
 	}
 }
 

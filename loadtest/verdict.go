@@ -74,7 +74,7 @@ func Judge(rep *Report, srv *ServerReport) Verdict {
 	case srv.PreemptionsPer100 >= preemptPer100:
 		v.Bottleneck = BottleneckPreempt
 		v.Summary = "the scheduler admits more sequences than the KV cache holds and preempts them (lower max_num_seqs, or add KV memory)"
-	case srv.MeanWaiting >= 1 || (srv.PeakWaiting >= 1 && float64(queue) > rep.E2EL.Mean*1e6/10):
+	case srv.MeanWaiting >= 1 || (srv.PeakWaiting >= 1 && (float64(queue) > rep.E2EL.Mean*1e6/10 || ttftMissed(rep))):
 		v.Bottleneck = BottleneckBatch
 		v.Summary = "requests queue while the KV cache has room: the running batch is capped (raise max_num_seqs / max_num_batched_tokens)"
 	case share > prefillShare:
@@ -85,4 +85,10 @@ func Judge(rep *Report, srv *ServerReport) Verdict {
 		v.Summary = "no queueing, no preemption, KV cache not full: the server is near its best at this load"
 	}
 	return v
+}
+
+// ttftMissed reports whether the TTFT objective failed for more than 1 %
+// of requests (p99 above it): with requests seen waiting, that is queueing.
+func ttftMissed(rep *Report) bool {
+	return rep.SLO.TTFT > 0 && rep.TTFT.Value(99) > float64(rep.SLO.TTFT)/1e6
 }
