@@ -1,10 +1,11 @@
 // Package dashboards builds the llm-prober Grafana dashboards as Go code
 // (grafana-foundation-sdk). The JSON files next to this file are generated
-// from it; regenerate them with `go generate ./...` in this directory
-// (dashboards_test.go fails when they are stale).
+// from it, and so is the panel reference in docs/dashboards.md; regenerate
+// them with `go generate ./...` in this directory (dashboards_test.go
+// fails when they are stale).
 package dashboards
 
-//go:generate go run ./cmd/generate -out . -rules-out ../alerts
+//go:generate go run ./cmd/generate -out . -rules-out ../alerts -docs ../docs/dashboards.md
 
 import (
 	"bytes"

@@ -21,6 +21,7 @@ func main() {
 	def := rules.Default()
 	out := flag.String("out", "", "directory to write the dashboard JSON files to (empty: none)")
 	rulesOut := flag.String("rules-out", "", "directory to write llm-prober-rules.yml and llm-prober-alerts.yml to (empty: none)")
+	docs := flag.String("docs", "", "docs/dashboards.md to refresh the generated panel reference of (empty: none)")
 	c := rules.Config{}
 	flag.StringVar(&c.Selector, "selector", def.Selector, `matchers added to every llm-prober series and up, e.g. job="llm-prober" (empty: any job)`)
 	flag.StringVar(&c.ClusterLabel, "cluster-label", def.ClusterLabel, "label kept by every aggregation for multi-cluster setups (empty: none)")
@@ -43,6 +44,12 @@ func main() {
 			log.Printf("wrote %s", p)
 		}
 	}
+	if *docs != "" {
+		if err := writeDocs(*docs, c); err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("wrote %s", *docs)
+	}
 	if *rulesOut != "" {
 		written, err := rules.Write(c, *rulesOut)
 		if err != nil {
@@ -52,4 +59,25 @@ func main() {
 			log.Printf("wrote %s", p)
 		}
 	}
+}
+
+// writeDocs refreshes the generated part of the dashboards reference.
+func writeDocs(path string, c rules.Config) error {
+	files, err := dashboards.RenderWith(c)
+	if err != nil {
+		return err
+	}
+	gen, err := dashboards.PanelDocs(files)
+	if err != nil {
+		return err
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := dashboards.SpliceDocs(doc, gen)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, out, 0o644)
 }
