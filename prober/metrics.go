@@ -91,6 +91,7 @@ func (m *Metrics) InitSchedule(t *config.Target, mod *config.Module) {
 	m.Init(t.Name, t.Model, mod.Name, time.Duration(t.Interval), map[string]time.Duration{
 		"ttft": time.Duration(mod.SLO.TTFT), "tpot": time.Duration(mod.SLO.TPOT), "e2el": time.Duration(mod.SLO.E2EL),
 	})
+	m.configurePrefill(t, mod)
 }
 
 // Delete removes every series of a schedule (a removed target or module).

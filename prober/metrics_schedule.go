@@ -60,6 +60,7 @@ type schedule struct {
 	probed, succeeded                           bool
 	lastSuccess, lastProbeTime, lastSuccessTime float64
 	hists                                       [numHists]*exposition.Histogram
+	prefill                                     *prefillState // cache modes, prompt_tokens (metrics_prefill.go)
 }
 
 func newSchedule(k scheduleKey, now time.Time) *schedule {
@@ -126,6 +127,7 @@ func (s *schedule) record(r *Result, end time.Time) {
 	if r.Good {
 		s.good++
 	}
+	s.recordPrefill(r, end)
 }
 
 func (s *schedule) hist(i int, now time.Time) *exposition.Histogram {

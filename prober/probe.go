@@ -24,6 +24,9 @@ func Run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 
 // RunWithOptions is Run with optional per-probe settings (a trace logger).
 func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, id, userAgent string, o RunOptions) *Result {
+	if planned(m) && inputFrom(ctx) == nil {
+		return runPlanned(ctx, client, t, m, id, userAgent, o) // cache modes, prompt_tokens (cache.go)
+	}
 	r := &Result{ID: id, Trace: NewTraceContext(), Target: t.Name, Model: t.Model, Module: m.Name, trace: o.Trace}
 	err := run(ctx, client, t, m, id, userAgent, r)
 	if err != nil {

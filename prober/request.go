@@ -20,17 +20,30 @@ func endpointPath(api config.API) string {
 
 // requestBody builds the JSON body of a streaming request.
 func requestBody(t *config.Target, m *config.Module) ([]byte, error) {
+	return requestBodyFor(t, m, nil)
+}
+
+// requestBodyFor is requestBody with the messages or prompt of in (a
+// sized or cold prompt, cache.go) and its cache_salt, if in is not nil.
+func requestBodyFor(t *config.Target, m *config.Module, in *input) ([]byte, error) {
 	body := map[string]any{}
 	for k, v := range m.ExtraBody {
 		body[k] = v
 	}
 	body["model"] = t.Model
 	body["stream"] = true
+	prompt, messages := m.Prompt, m.Messages
+	if in != nil {
+		prompt, messages = in.prompt, in.messages
+		if in.salt != "" {
+			body["cache_salt"] = in.salt
+		}
+	}
 	if m.API == config.APICompletions {
-		body["prompt"] = m.Prompt
+		body["prompt"] = prompt
 	} else {
-		msgs := make([]map[string]string, len(m.Messages))
-		for i, msg := range m.Messages {
+		msgs := make([]map[string]string, len(messages))
+		for i, msg := range messages {
 			msgs[i] = map[string]string{"role": msg.Role, "content": msg.Content}
 		}
 		body["messages"] = msgs
@@ -70,7 +83,7 @@ func boolOr(b *bool, def bool) bool {
 
 // newRequest builds the HTTP request for one probe.
 func newRequest(ctx context.Context, t *config.Target, m *config.Module, id, userAgent string) (*http.Request, error) {
-	body, err := requestBody(t, m)
+	body, err := requestBodyFor(t, m, inputFrom(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,10 @@ type Result struct {
 	ValidationFailures []string // validator names
 	Good               bool     // succeeded and met every configured SLO
 
+	// Prefill: the cache mode and prompt sizing of a module with cache
+	// cold or paired or with prompt_tokens (cache.go); nil otherwise.
+	Prefill *PrefillResult
+
 	trace func(msg string, keyvals ...any) // RunOptions.Trace, may be nil
 	conn  *rxConn                          // the connection, if it has kernel receive times
 	// connected: the client got a connection (dialled, TLS done, or reused).

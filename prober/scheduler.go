@@ -68,6 +68,8 @@ type job struct {
 	client *targetClient
 	cancel context.CancelFunc
 	done   chan struct{}
+	// profile keeps a prompt_tokens module's prompt sizing between probes.
+	profile *PromptProfile
 
 	mu   sync.Mutex
 	last *Result
@@ -129,7 +131,7 @@ func (s *Scheduler) Apply(cfg *config.Config) {
 				want[k] = old
 				continue
 			}
-			want[k] = &job{target: t, module: m, client: clients[t.Name]}
+			want[k] = &job{target: t, module: m, client: clients[t.Name], profile: NewPromptProfile()}
 		}
 	}
 	// Cancel every removed or changed job at once, then wait: their
@@ -222,7 +224,7 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) boo
 			Start: time.Now(), Reason: ReasonOther, Err: j.client.err}
 	} else {
 		pctx, cancel := context.WithTimeout(ctx, time.Duration(j.target.Timeout))
-		r = Run(pctx, j.client.client, j.target, j.module, NewProbeID(), s.userAgent)
+		r = RunWithOptions(pctx, j.client.client, j.target, j.module, NewProbeID(), s.userAgent, RunOptions{Profile: j.profile})
 		cancel()
 	}
 	if ctx.Err() != nil {

@@ -6,6 +6,9 @@ type RunOptions struct {
 	// and key/value pairs (go-kit style), for /probe?debug=true. It never
 	// receives request headers or the target's credentials.
 	Trace func(msg string, keyvals ...any)
+	// Profile keeps what sizing a prompt_tokens prompt learned, from
+	// probe to probe of one (target, module); nil sizes it afresh.
+	Profile *PromptProfile
 }
 
 func (r *Result) tracef(msg string, keyvals ...any) {

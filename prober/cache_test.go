@@ -1,0 +1,285 @@
+package prober
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// prefillMock serves a mock vLLM with a real prefix cache: prefill costs
+// 50 µs per uncached prompt token on top of a fixed 5 ms, so a cold
+// 1024-token prompt takes ~56 ms to its first token and a warm one ~6 ms.
+// tokenizeCalls counts POST /tokenize.
+type prefillMock struct {
+	url           string
+	mock          *mockvllm.Server
+	tokenizeCalls atomic.Int64
+}
+
+func newPrefillMock(t *testing.T, edit func(*mockvllm.Options)) *prefillMock {
+	t.Helper()
+	o := mockvllm.DefaultOptions()
+	o.Model = "m"
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 5 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}
+	o.PrefixCacheBlocks, o.PrefillPerToken = 1<<16, 50*time.Microsecond
+	if edit != nil {
+		edit(&o)
+	}
+	p := &prefillMock{mock: mockvllm.New(o)}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/tokenize" {
+			p.tokenizeCalls.Add(1)
+		}
+		p.mock.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { p.mock.Close(); srv.Close() })
+	p.url = srv.URL
+	return p
+}
+
+func prefillModule(name string, api config.API, cache config.CacheMode, tokens int) *config.Module {
+	m := &config.Module{Name: name, API: api, MaxTokens: 2, IgnoreEOS: true, Cache: cache, PromptTokens: tokens}
+	if api == config.APICompletions {
+		m.Prompt = "Summarise the text above."
+	} else {
+		m.Messages = []config.Message{{Role: "system", Content: "You are terse."}, {Role: "user", Content: "Summarise the text above."}}
+	}
+	return m
+}
+
+// probeN runs n probes of m against url with one profile, as the scheduler does.
+func probeN(t *testing.T, url string, backend config.Backend, m *config.Module, n int) []*Result {
+	t.Helper()
+	target := testTarget(url)
+	target.Backend = backend
+	client, err := NewClient(target, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.CloseIdleConnections()
+	profile := NewPromptProfile()
+	var out []*Result
+	for i := range n {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		r := RunWithOptions(ctx, client, target, m, NewProbeID(), "test", RunOptions{Profile: profile})
+		cancel()
+		if !r.Success() {
+			t.Fatalf("%s probe %d: %s: %v", m.Name, i, r.Reason, r.Err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestCacheModesAgainstMockPrefixCache(t *testing.T) {
+	p := newPrefillMock(t, nil)
+	const n = 1024
+	const warmMax, coldMin = 30 * time.Millisecond, 50 * time.Millisecond
+	for _, c := range []struct {
+		name    string
+		backend config.Backend
+		cache   config.CacheMode
+	}{
+		{"warm", config.BackendVLLM, config.CacheWarm},
+		{"cold-salt", config.BackendVLLM, config.CacheCold},
+		{"cold-prefix", config.BackendOpenAI, config.CacheCold},
+		{"paired-salt", config.BackendVLLM, config.CachePaired},
+		{"paired-prefix", config.BackendSGLang, config.CachePaired},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := prefillModule(c.name, config.APIChat, c.cache, n)
+			rs := probeN(t, p.url, c.backend, m, 3)
+			for i, r := range rs {
+				cold := c.cache != config.CacheWarm || i == 0
+				if cold && (r.CachedTokens != 0 || r.TTFT < coldMin) {
+					t.Errorf("probe %d: cold, but %d tokens cached, TTFT %v", i, r.CachedTokens, r.TTFT)
+				}
+				if !cold && (r.CachedTokens < n-32 || r.TTFT > warmMax) {
+					t.Errorf("probe %d: warm, but %d tokens cached, TTFT %v", i, r.CachedTokens, r.TTFT)
+				}
+				w := r.Prefill.Warm
+				if c.cache != config.CachePaired {
+					if w != nil {
+						t.Errorf("probe %d: a warm request in cache: %s", i, c.cache)
+					}
+					continue
+				}
+				if w == nil || w.CachedTokens < n-32 || w.TTFT > warmMax || w.PromptTokens != r.PromptTokens {
+					t.Fatalf("probe %d: warm request of the pair %+v", i, w)
+				}
+				if s := r.TTFT.Seconds() / w.TTFT.Seconds(); s < 3 {
+					t.Errorf("probe %d: speed-up %.1f, want > 3 (cold %v, warm %v)", i, s, r.TTFT, w.TTFT)
+				}
+			}
+			if salted := rs[0].Prefill.Salted; salted != (c.backend == config.BackendVLLM && c.cache != config.CacheWarm) {
+				t.Errorf("salted = %v", salted)
+			}
+		})
+	}
+}
+
+func TestPromptTokensExactWithTokenize(t *testing.T) {
+	// 3 bytes a token: "government" is 4 tokens, so counting words is
+	// not enough; only the server's tokenizer gives the length.
+	p := newPrefillMock(t, func(o *mockvllm.Options) { o.CharsPerToken = 3 })
+	for _, c := range []struct {
+		backend config.Backend
+		api     config.API
+		cache   config.CacheMode
+		n       int
+	}{
+		{config.BackendVLLM, config.APIChat, config.CacheWarm, 128},
+		{config.BackendVLLM, config.APIChat, config.CacheCold, 2048},
+		{config.BackendAuto, config.APIChat, config.CachePaired, 8192},
+		{config.BackendVLLM, config.APICompletions, config.CacheWarm, 300},
+		{config.BackendLlamaCPP, config.APICompletions, config.CacheCold, 2048},
+	} {
+		name := string(c.backend) + "-" + string(c.api) + "-" + string(c.cache)
+		calls := p.tokenizeCalls.Load()
+		rs := probeN(t, p.url, c.backend, prefillModule(name, c.api, c.cache, c.n), 2)
+		for i, r := range rs {
+			if r.PromptTokens != c.n || !r.Prefill.Tokenized {
+				t.Errorf("%s probe %d: %d prompt tokens (tokenized %v), want exactly %d", name, i, r.PromptTokens, r.Prefill.Tokenized, c.n)
+			}
+		}
+		if got := p.tokenizeCalls.Load() - calls; got < 2 || got > maxTokenizeCalls {
+			t.Errorf("%s: %d tokenize calls, want 2..%d and none after the first probe", name, got, maxTokenizeCalls)
+		}
+	}
+}
+
+// Without /tokenize the first probe guesses one token per word; usage
+// corrects it. On a tokenizer at 3 bytes a token (~1.6 tokens a filler
+// word) the length is within 2 % (or 8 tokens) from the second probe and
+// exact from the fourth.
+func TestPromptTokensCalibratesFromUsage(t *testing.T) {
+	p := newPrefillMock(t, func(o *mockvllm.Options) {
+		o.CharsPerToken, o.NoTokenize, o.PrefillPerToken = 3, true, 2*time.Microsecond
+	})
+	for _, n := range []int{128, 2048, 8192} {
+		for i, backend := range []config.Backend{config.BackendTGI, config.BackendVLLM, config.BackendOpenAI} {
+			api := []config.API{config.APIChat, config.APIChat, config.APICompletions}[i]
+			m := prefillModule("calib-"+string(backend), api, config.CacheCold, n)
+			rs := probeN(t, p.url, backend, m, 6)
+			if first := rs[0].PromptTokens; abs(first-n)*20 < n {
+				t.Errorf("n=%d: the first probe is already within 5%% (%d): the test tokenizer is too close to one token a word", n, first)
+			}
+			for i, r := range rs[1:] {
+				i++
+				off := abs(r.PromptTokens - n)
+				if (i >= 3 && off != 0) || (off > 8 && off*50 > n) {
+					t.Errorf("n=%d %s probe %d: %d prompt tokens, want %d (within 2%% or 8 tokens from the 2nd probe, exact from the 4th)", n, backend, i, r.PromptTokens, n)
+				}
+				if r.Prefill.Tokenized {
+					t.Errorf("tokenized without /tokenize")
+				}
+			}
+		}
+	}
+	if p.tokenizeCalls.Load() > int64(tokenizeAttempts) {
+		t.Errorf("%d tokenize calls to a server without /tokenize, want at most %d", p.tokenizeCalls.Load(), tokenizeAttempts)
+	}
+}
+
+func TestPromptTokensTooShortForTheModule(t *testing.T) {
+	p := newPrefillMock(t, nil)
+	m := prefillModule("short", config.APICompletions, config.CacheWarm, 16)
+	m.Prompt = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen"
+	target := testTarget(p.url)
+	target.Backend = config.BackendVLLM
+	client, _ := NewClient(target, time.Minute)
+	defer client.CloseIdleConnections()
+	r := RunWithOptions(t.Context(), client, target, m, "x", "test", RunOptions{})
+	if r.Reason != ReasonOther || r.Err == nil {
+		t.Fatalf("reason %q err %v, want other: the prompt alone is longer than prompt_tokens", r.Reason, r.Err)
+	}
+}
+
+func TestPrefillMetrics(t *testing.T) {
+	p := newPrefillMock(t, nil)
+	const n = 1024
+	mets := NewMetrics(prometheus.NewRegistry())
+	target := testTarget(p.url)
+	target.Backend, target.Interval = config.BackendVLLM, modelDuration(time.Minute)
+	paired := prefillModule("paired", config.APIChat, config.CachePaired, n)
+	plain := chatModule()
+	for _, m := range []*config.Module{paired, plain} {
+		mets.InitSchedule(target, m)
+	}
+	rs := probeN(t, p.url, config.BackendVLLM, paired, 2)
+	for _, r := range append(rs, probeN(t, p.url, config.BackendVLLM, plain, 1)...) {
+		r.Target, r.Model = target.Name, target.Model
+		mets.Record(r, time.Now())
+	}
+	last := rs[1]
+	fams, err := mets.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*dto.MetricFamily{}
+	for _, f := range fams {
+		byName[f.GetName()] = f
+	}
+	only := func(name string) *dto.Metric {
+		t.Helper()
+		f := byName[name]
+		if f == nil || len(f.Metric) != 1 || moduleOf(f.Metric[0]) != "paired" {
+			t.Fatalf("%s: want one series, of module paired: %v", name, f)
+		}
+		return f.Metric[0]
+	}
+	if got, want := only("llm_prober_prefill_cache_speedup_ratio").GetGauge().GetValue(), last.TTFT.Seconds()/last.Prefill.Warm.TTFT.Seconds(); got != want || got < 3 {
+		t.Errorf("speed-up %g, want %g (> 3)", got, want)
+	}
+	if got := only("llm_prober_prompt_length_tokens").GetGauge().GetValue(); got != n {
+		t.Errorf("prompt length %g, want %d", got, n)
+	}
+	rate := only("llm_prober_prefill_tokens_per_second").GetHistogram()
+	// 1024 tokens at 50 µs each plus 5 ms: about 18,000 tokens/s.
+	if rate.GetSampleCount() != 2 || rate.GetSampleSum()/2 < 8000 || rate.GetSampleSum()/2 > 21000 {
+		t.Errorf("prefill rate: %d samples, mean %g tokens/s, want 2 of ~18000", rate.GetSampleCount(), rate.GetSampleSum()/2)
+	}
+	pair := byName["llm_prober_paired_time_to_first_token_seconds"]
+	if pair == nil || len(pair.Metric) != 2 {
+		t.Fatalf("paired TTFT: %v", pair)
+	}
+	for _, s := range pair.Metric {
+		cache, h := "", s.GetHistogram()
+		for _, l := range s.Label {
+			if l.GetName() == "cache" {
+				cache = l.GetValue()
+			}
+		}
+		lo, hi := 50*time.Millisecond, time.Second
+		if cache == "warm" {
+			lo, hi = 0, 30*time.Millisecond
+		}
+		if mean := time.Duration(h.GetSampleSum() / float64(h.GetSampleCount()) * 1e9); h.GetSampleCount() != 2 || mean < lo || mean > hi {
+			t.Errorf("paired TTFT cache=%q: %d samples, mean %v, want 2 within %v..%v", cache, h.GetSampleCount(), mean, lo, hi)
+		}
+	}
+	// The module's own TTFT is the cold request's.
+	for _, s := range byName["llm_prober_time_to_first_token_seconds"].Metric {
+		if moduleOf(s) == "paired" && s.GetHistogram().GetSampleSum() < 0.1 {
+			t.Errorf("module TTFT sum %g: not the cold requests'", s.GetHistogram().GetSampleSum())
+		}
+	}
+}
+
+func moduleOf(m *dto.Metric) string {
+	for _, l := range m.Label {
+		if l.GetName() == "module" {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
