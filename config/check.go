@@ -84,6 +84,9 @@ func (c *checker) global(g *Global) error {
 	if err := c.location("global.location", g.Location); err != nil {
 		return err
 	}
+	if err := c.warmup("global.warmup", &g.Warmup, defaultWarmup); err != nil {
+		return err
+	}
 	switch {
 	case !c.set("global.max_concurrent_probes"):
 		g.MaxConcurrentProbes = DefaultMaxConcurrentProbes

@@ -56,6 +56,9 @@ func (c *checker) target(path string, t *Target, cfg *Config) error {
 	if err := c.labels(path+".labels", t.Labels); err != nil {
 		return err
 	}
+	if err := c.warmup(path+".warmup", &t.Warmup, cfg.Global.Warmup); err != nil {
+		return err
+	}
 	return c.serverMetrics(path+".server_metrics", &t.ServerMetrics, t.Interval)
 }
 

@@ -37,6 +37,9 @@ type Global struct {
 	// Location names where this prober runs (a region, a cluster); it is
 	// the location label of every probe series. --probe.location wins.
 	Location string `yaml:"location,omitempty"`
+	// Warmup keeps the first probes after a target restarts out of the
+	// SLO counters (see warmup.go); targets may override it.
+	Warmup Warmup `yaml:"warmup"`
 }
 
 // API selects the OpenAI-compatible endpoint a module calls.
@@ -147,6 +150,8 @@ type Target struct {
 	DiscoveredBy     string                  `yaml:"discovered_by,omitempty"`
 	HTTPClientConfig config.HTTPClientConfig `yaml:"http_client_config"`
 	ServerMetrics    ServerMetrics           `yaml:"server_metrics"`
+	// Warmup overrides the fields of global.warmup it sets.
+	Warmup Warmup `yaml:"warmup"`
 
 	Line int `yaml:"-"` // where it was defined, for messages
 }
