@@ -50,7 +50,7 @@ targets:
 
 func TestWarmupErrors(t *testing.T) {
 	for yml, want := range map[string]string{
-		"global:\n  warmup: {probes: -1}\n":              "test.yml:2: global.warmup.probes: probes must be between 0 (off) and 100, got -1",
+		"global:\n  warmup: {probes: -1}\n":             "test.yml:2: global.warmup.probes: probes must be between 0 (off) and 100, got -1",
 		"global:\n  warmup:\n    duration: 0s\n":        "test.yml:3: global.warmup.duration: duration must be greater than 0",
 		"global:\n  warmup: {probes: 3, duraton: 1m}\n": "test.yml:2: global.warmup.duraton: unknown field",
 	} {
