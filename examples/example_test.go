@@ -13,7 +13,7 @@ func TestExampleConfigLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Targets) != 3 || len(cfg.Modules) != 3 {
+	if len(cfg.Targets) != 3 || len(cfg.Modules) != 6 {
 		t.Errorf("%d targets, %d modules", len(cfg.Targets), len(cfg.Modules))
 	}
 }
