@@ -74,6 +74,8 @@ const proberConfig = `global:
   interval: 4s
   timeout: 4s
   max_concurrent_probes: 8
+tracing:
+  otlp_endpoint: "{{OTLP}}/v1/traces"
 modules:
   chat:
     api: chat
@@ -100,6 +102,8 @@ targets:
     model: mock-model
     backend: vllm
     modules: [chat, completions]
+    labels:
+      pod: vllm-overloaded-0
     server_metrics:
       enabled: true
       interval: 1s
@@ -108,6 +112,8 @@ targets:
     model: mock-model
     backend: vllm
     modules: [chat]
+    labels:
+      pod: vllm-prefill-0
     server_metrics:
       enabled: true
       interval: 1s
@@ -128,6 +134,9 @@ scrape_configs:
     always_scrape_classic_histograms: true
     static_configs:
       - targets: ["{{PROBER}}"]
+  - job_name: dcgm-exporter
+    static_configs:
+      - targets: ["{{DCGM}}"]
 `
 
 // Alerts that must fire under the overload.
@@ -194,7 +203,8 @@ func TestEndToEnd(t *testing.T) {
 	// 2. llm-prober probing it.
 	proberAddr := freeAddr(t)
 	cfg := filepath.Join(tmp, "llm-prober.yml")
-	writeFile(t, cfg, strings.NewReplacer("{{MOCK}}", mockAddr, "{{MOCK2}}", mock2Addr).Replace(proberConfig))
+	otlp := newOTLPReceiver(t)
+	writeFile(t, cfg, strings.NewReplacer("{{MOCK}}", mockAddr, "{{MOCK2}}", mock2Addr, "{{OTLP}}", otlp.srv.URL).Replace(proberConfig))
 	prober := start(t, "llm-prober", proberBin, "--config.file", cfg, "--web.listen-address", proberAddr)
 	waitHTTP(t, prober, "http://"+proberAddr+"/-/ready", 30*time.Second)
 
@@ -213,7 +223,9 @@ func TestEndToEnd(t *testing.T) {
 	writeFile(t, alertsFile, shortenAlerts(string(alertsSrc)))
 	promAddr := freeAddr(t)
 	promCfg := filepath.Join(tmp, "prometheus.yml")
-	writeFile(t, promCfg, strings.NewReplacer("{{RULES}}", rulesFile, "{{ALERTS}}", alertsFile, "{{PROBER}}", proberAddr).Replace(promConfig))
+	dcgm := dcgmExporter(t)
+	writeFile(t, promCfg, strings.NewReplacer("{{RULES}}", rulesFile, "{{ALERTS}}", alertsFile, "{{PROBER}}", proberAddr,
+		"{{DCGM}}", strings.TrimPrefix(dcgm.URL, "http://")).Replace(promConfig))
 	prom := start(t, "prometheus", promBin,
 		"--config.file", promCfg,
 		"--storage.tsdb.path", filepath.Join(tmp, "tsdb"),
@@ -226,7 +238,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// 4. Poll until every check has passed once.
 	queries := dashboardQueries(t, filepath.Join(root, "dashboards"))
-	tvars := dashboardVars(t, filepath.Join(root, "dashboards", "llm-prober-slo.json"))
+	tvars := allDashboardVars(t, filepath.Join(root, "dashboards"))
 	records := append(recordingRules(t, rulesSrc), expectSeries...)
 	t.Logf("%d dashboard queries, %d recording rules", len(queries), len(records))
 
@@ -236,7 +248,7 @@ func TestEndToEnd(t *testing.T) {
 	fired := map[string]bool{}
 	firedQuiet := map[string]bool{}
 	lastErr := map[string]string{}
-	exemplarsOK := false
+	exemplarsOK, tracedOK := false, false
 	var dataSince time.Time
 	deadline := time.Now().Add(checkTimeout)
 	for {
@@ -292,12 +304,16 @@ func TestEndToEnd(t *testing.T) {
 				passedRecord[r] = true
 			}
 		}
-		if !exemplarsOK {
+		if !exemplarsOK || !tracedOK {
 			ex, err := api.exemplars(ctx, `llm_prober_time_to_first_token_seconds_bucket`, promStart.Add(-time.Minute))
 			if err == nil {
 				// The exemplar's probe_id must resolve to the probe's details
 				// at llm-prober's /logs?id=..., like the exemplar data link.
 				for _, l := range ex {
+					// Its trace_id is the trace of the span llm-prober exported.
+					if tid := l["trace_id"]; len(tid) == 32 && otlp.has(tid) {
+						tracedOK = true
+					}
 					if id := l["probe_id"]; id != "" && !exemplarsOK {
 						resp, err := http.Get("http://" + proberAddr + "/logs?id=" + url.QueryEscape(id))
 						if err == nil {
@@ -309,7 +325,7 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 		missingAlerts := missing(expectFiring, fired)
-		done := len(passedQuery) == len(queries) && len(passedRecord) == len(records) && len(missingAlerts) == 0 && exemplarsOK
+		done := len(passedQuery) == len(queries) && len(passedRecord) == len(records) && len(missingAlerts) == 0 && exemplarsOK && tracedOK
 		if done || time.Now().After(deadline) {
 			break
 		}
@@ -337,6 +353,9 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if !exemplarsOK {
 		t.Errorf("no exemplar with a probe_id label on llm_prober_time_to_first_token_seconds_bucket that resolves at /logs?id=")
+	}
+	if !tracedOK {
+		t.Errorf("no TTFT exemplar whose trace_id is the trace of a span llm-prober exported over OTLP")
 	}
 	groups, err := api.rules(ctx)
 	if err != nil {
@@ -529,6 +548,14 @@ func templateValues(ctx context.Context, t *testing.T, api promAPI, vars []templ
 	}
 	lv := regexp.MustCompile(`^label_values\((.+),\s*(\w+)\)$`)
 	for _, v := range vars {
+		if v.Type == "custom" { // left at its default on import
+			var def string
+			if err := json.Unmarshal(v.Current.Value, &def); err != nil {
+				t.Fatalf("variable %s: default %s: %v", v.Name, v.Current.Value, err)
+			}
+			vals[v.Name] = def
+			continue
+		}
 		if v.Type != "query" {
 			continue
 		}
@@ -556,6 +583,27 @@ type templateVar struct {
 	Type     string `json:"type"`
 	Query    any    `json:"query"`
 	AllValue string `json:"allValue"`
+	Current  struct {
+		Value json.RawMessage `json:"value"` // a string, or a list for multi-value variables
+	} `json:"current"`
+}
+
+// allDashboardVars returns the template variables of every generated
+// dashboard, each name once.
+func allDashboardVars(t *testing.T, dir string) []templateVar {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	seen := map[string]bool{}
+	var out []templateVar
+	for _, f := range files {
+		for _, v := range dashboardVars(t, f) {
+			if !seen[v.Name] {
+				seen[v.Name] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // dashboardVars returns the template variables of a generated dashboard.
