@@ -30,8 +30,9 @@ import (
 //     estimate (a secant on tokens per word, then pads), so the length
 //     settles within a few probes.
 
-// fillerWords are frequent English words, each one token (with its leading
-// space) in the Llama 3, GPT-4o/cl100k, Qwen and Mistral vocabularies.
+// fillerWords are frequent English words, picked to be one token each
+// (with the leading space) in the usual BPE vocabularies; not checked
+// against every tokenizer, and the sizing does not depend on it.
 var fillerWords = strings.Fields(`time year people way day man thing woman life child world school
 	state family student group country problem hand part place case week company system program
 	question work government number night point home water room mother area money story fact month
