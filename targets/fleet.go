@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/prometheus/discovery"
@@ -152,6 +153,14 @@ func (f *Fleet) Derive(cfg *config.Config) *config.Config {
 	f.summary = sum
 	f.mu.Unlock()
 	return cfg.WithTargets(mine)
+}
+
+// Applied records that a discovery update that began at start has been
+// applied (llm_prober_discovery_last_apply_*).
+func (f *Fleet) Applied(start time.Time) {
+	now := time.Now()
+	f.metrics.applied.Set(float64(now.UnixNano()) / 1e9)
+	f.metrics.applyTime.Set(now.Sub(start).Seconds())
 }
 
 // Summary returns what the last Derive found.

@@ -11,6 +11,8 @@ type metrics struct {
 	shardTargets prometheus.Gauge
 	discovered   *prometheus.GaugeVec
 	dropped      *prometheus.GaugeVec
+	applied      prometheus.Gauge
+	applyTime    prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer, s Shard) *metrics {
@@ -31,5 +33,13 @@ func newMetrics(reg prometheus.Registerer, s Shard) *metrics {
 			Name: "llm_prober_discovery_dropped_targets",
 			Help: "Discovered label sets that made no target, by reason: relabel (dropped by relabel_configs), invalid (no model, bad url or labels), duplicate (a target of that name exists).",
 		}, []string{"discovery", "reason"}),
+		applied: f.NewGauge(prometheus.GaugeOpts{
+			Name: "llm_prober_discovery_last_apply_timestamp_seconds",
+			Help: "When a discovery update was last applied to the running probes.",
+		}),
+		applyTime: f.NewGauge(prometheus.GaugeOpts{
+			Name: "llm_prober_discovery_last_apply_duration_seconds",
+			Help: "How long the last discovery update took to apply: relabel, shard, restart the changed probes.",
+		}),
 	}
 }

@@ -198,6 +198,7 @@ func (a *app) applyDiscovered() {
 	}
 	a.scheduler.Apply(cfg)
 	a.servers.Apply(cfg.Targets)
+	a.fleet.Applied(start)
 	level.Debug(a.logger).Log("msg", "discovered targets applied", "targets", len(cfg.Targets), "took", time.Since(start))
 }
 
