@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -282,4 +283,43 @@ func moduleOf(m *dto.Metric) string {
 		}
 	}
 	return ""
+}
+
+// The scheduler keeps each job's prompt sizing from probe to probe, so a
+// target without /tokenize converges; a fresh sizing every probe would
+// stay at the first guess.
+func TestSchedulerKeepsPromptSizing(t *testing.T) {
+	p := newPrefillMock(t, func(o *mockvllm.Options) {
+		o.CharsPerToken, o.NoTokenize, o.PrefillPerToken = 3, true, time.Microsecond
+	})
+	const n = 1000
+	results := make(chan *Result, 64)
+	s := NewScheduler(log.NewNopLogger(), NewMetrics(prometheus.NewRegistry()), "test", func(r *Result) {
+		select {
+		case results <- r:
+		default:
+		}
+	})
+	t.Cleanup(func() { s.Stop(5 * time.Second) })
+	s.Apply(&config.Config{
+		Global:  config.Global{MaxConcurrentProbes: 4},
+		Modules: map[string]*config.Module{"long": prefillModule("long", config.APIChat, config.CacheCold, n)},
+		Targets: []*config.Target{{Name: "t", URL: p.url, Model: "m", Backend: config.BackendTGI, Modules: []string{"long"},
+			Interval: modelDuration(40 * time.Millisecond), Timeout: modelDuration(2 * time.Second)}},
+	})
+	var got []int
+	for len(got) < 5 {
+		select {
+		case r := <-results:
+			if !r.Success() {
+				t.Fatalf("probe failed: %s %v", r.Reason, r.Err)
+			}
+			got = append(got, r.PromptTokens)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d probes: %v", len(got), got)
+		}
+	}
+	if got[0] == n || got[4] != n {
+		t.Errorf("prompt tokens of the first five scheduled probes %v: want a first guess off %d and the fifth exact", got, n)
+	}
 }
