@@ -74,6 +74,8 @@ type scraper struct {
 	data       *snapshot
 	// dropsCounted is what ctr.dropped already holds of data's drops.
 	dropsCounted drops
+	// restartAt is when the server last restarted (restart.go).
+	restartAt time.Time
 }
 
 func newScraper(spec *targetSpec, client *http.Client, clientErr error, slots chan struct{}, logger log.Logger) *scraper {
@@ -100,7 +102,7 @@ func (s *scraper) inherit(o *scraper) {
 	defer o.mu.Unlock()
 	s.ctr = o.ctr.clone()
 	s.ran, s.lastOK, s.lastReason, s.lastDur = o.ran, o.lastOK, o.lastReason, o.lastDur
-	s.data, s.dropsCounted = o.data, o.dropsCounted
+	s.data, s.dropsCounted, s.restartAt = o.data, o.dropsCounted, o.restartAt
 }
 
 // start runs the scraper's first scrape after phase, then every interval.
@@ -164,6 +166,7 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 	dur := time.Since(start)
 
 	s.mu.Lock()
+	restarted := false
 	wasOK, wasReason, ran := s.lastOK, s.lastReason, s.ran
 	s.ctr.scrapes++
 	s.ran, s.lastDur = true, dur
@@ -172,9 +175,11 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 		s.lastOK, s.lastReason = false, serr.reason
 	} else {
 		snap.at = time.Now()
+		restarted = s.noteRestart(snap) // before data is replaced
 		s.lastOK, s.lastReason, s.data, s.dropsCounted = true, "", snap, drops{}
 	}
 	s.mu.Unlock()
+	s.logRestart(restarted)
 
 	switch {
 	case serr != nil && (wasOK || !ran || wasReason != serr.reason):
