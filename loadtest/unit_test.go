@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -231,5 +232,34 @@ func TestCurveSVG(t *testing.T) {
 	}
 	if circles != 10 {
 		t.Errorf("%d dots, want 5 runs × 2 panels", circles)
+	}
+}
+
+// ShareGPT: first human turn, reply length as output, vllm bench's filters.
+func TestLoadShareGPT(t *testing.T) {
+	long := strings.Repeat("w ", 1100)
+	data := `[
+ {"id": "a", "conversations": [{"from": "human", "value": "one two three four five"}, {"from": "gpt", "value": "a b c d e f"}]},
+ {"id": "short", "conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "a b c d e"}]},
+ {"id": "long", "conversations": [{"from": "human", "value": "` + long + `"}, {"from": "gpt", "value": "a b c d"}]},
+ {"id": "single", "conversations": [{"from": "human", "value": "alone here now ok"}]}
+]`
+	path := t.TempDir() + "/sg.json"
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := LoadShareGPT(t.Context(), path, DatasetOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Items) != 1 || d.Items[0].PromptTokens != 5 || d.Items[0].OutputTokens != 6 || d.Item(7) != d.Items[0] {
+		t.Errorf("items %+v", d.Items)
+	}
+	d, _ = LoadShareGPT(t.Context(), path, DatasetOptions{OutputTokens: 9})
+	if d.Items[0].OutputTokens != 9 {
+		t.Errorf("--output-tokens did not override: %+v", d.Items[0])
+	}
+	if _, err := LoadShareGPT(t.Context(), t.TempDir()+"/none.json", DatasetOptions{}); err == nil {
+		t.Error("a missing file must fail")
 	}
 }

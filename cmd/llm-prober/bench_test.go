@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,5 +124,54 @@ func TestBenchCLISweep(t *testing.T) {
 	}
 	if code, _, _ := benchCLI(t, "--url", url, "--sweep", "--progress", "off"); code != 2 {
 		t.Errorf("a sweep without --goodput: exit %d, want 2", code)
+	}
+}
+
+// --config.file/--target reuses the target's auth (a bearer token from a
+// file) for requests, tokenize and metrics, and never prints the token.
+func TestBenchCLIConfiguredTargetAuth(t *testing.T) {
+	const token = "s3cret-bench-token"
+	mock := mockvllm.New(mockvllm.Options{TTFT: mockvllm.Dist{Mean: time.Millisecond}, ITL: mockvllm.Dist{Mean: time.Millisecond}})
+	var unauth atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			unauth.Add(1)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		mock.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { mock.Close(); ts.Close() })
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "token"), []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `modules:
+  m: {api: chat, messages: [{role: user, content: hi}]}
+targets:
+  - name: guarded
+    url: ` + ts.URL + `
+    model: mock-model
+    modules: [m]
+    http_client_config:
+      authorization: {credentials_file: token}
+`
+	file := filepath.Join(dir, "llm-prober.yml")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, log := benchCLI(t, "--config.file", file, "--target", "guarded", "--request-rate", "100",
+		"--num-prompts", "10", "--input-tokens", "8", "--output-tokens", "3", "--progress", "off", "--fail-on", "any-failure")
+	if code != 0 || unauth.Load() != 0 {
+		t.Fatalf("exit %d, %d unauthorised requests\n%s\n%s", code, unauth.Load(), stdout, log)
+	}
+	if !strings.Contains(stdout, "Backend (metrics mapping):               vllm") || !strings.Contains(log, "tokenize endpoint") {
+		t.Errorf("metrics or tokenize did not get through with the target's auth:\n%s\n%s", stdout, log)
+	}
+	if strings.Contains(stdout+log, token) {
+		t.Error("the token was printed")
+	}
+	if code, _, log := benchCLI(t, "--config.file", file, "--target", "nope"); code != 1 || !strings.Contains(log, `no target "nope"`) {
+		t.Errorf("unknown target: exit %d, %s", code, log)
 	}
 }
