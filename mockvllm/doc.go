@@ -15,6 +15,14 @@
 // saturates and latency climbs past a knee that Options.SaturationRate
 // computes from the settings alone.
 //
+// Prefix caching is either a fixed hit rate (PrefixCacheHitRate) or, with
+// PrefixCacheBlocks set, a simulation of vLLM's: prompts hashed in chained
+// blocks (salted by cache_salt), the longest cached run of leading blocks
+// served, LRU eviction; with PrefillPerToken each uncached prompt token
+// adds prefill time, so cold and warm prompts and long and short ones
+// differ in TTFT. The tokenizer (one token a word, or CharsPerToken bytes)
+// is the same for /tokenize, usage and the prefix cache.
+//
 // Every request's true timings (arrival, headers, each SSE event, end) are
 // recorded in a Trace, which tests fetch with [Server.Emissions] to compare
 // against what a client measured.

@@ -138,7 +138,7 @@ func newMetrics(o *Options, src gaugeSource) *metrics {
 			"engine":                "0",
 			"block_size":            strconv.Itoa(o.BlockSize),
 			"num_gpu_blocks":        strconv.Itoa(max(o.KVBlocks, 0)),
-			"enable_prefix_caching": pyBool(o.PrefixCacheHitRate > 0),
+			"enable_prefix_caching": pyBool(o.PrefixCacheHitRate > 0 || o.PrefixCacheBlocks > 0),
 		}})
 	info.Set(1)
 	reg.MustRegister(info)
