@@ -14,7 +14,10 @@ import (
 // computed from its settings. Arrivals are near-regular (burstiness 100,
 // CV 0.1) so that the knee is the server's deterministic capacity:
 // below it nothing queues and TTFT stays at prefill; past it the queue
-// grows for the whole run and TTFT breaks its SLO.
+// grows for the whole run and TTFT breaks its SLO for many requests. The
+// goodput target is 95 %, not 99 %: on a shared 2-core machine, stalls of
+// up to ~100 ms (load 10+) push a few % of requests past a tight SLO at
+// every rate, while 6 % past capacity fails a fifth of them in 2 s.
 func TestSweepFindsTheKnee(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a sweep takes ~20 s")
@@ -30,8 +33,8 @@ func TestSweepFindsTheKnee(t *testing.T) {
 		t.Fatalf("SaturationRate = %g, want 16/0.314", want)
 	}
 	_, tg, client := startMock(t, o)
-	slo := SLO{TTFT: 60 * time.Millisecond}
-	cfg := SweepConfig{Steps: 3, Refine: 3, KneeGoodput: 99,
+	slo := SLO{TTFT: 80 * time.Millisecond}
+	cfg := SweepConfig{Steps: 3, Refine: 3, KneeGoodput: 95,
 		Run: func(ctx context.Context, kind string, rate float64) (*Point, error) {
 			opts := baseOptions(tg, client, in, out)
 			opts.Burstiness, opts.Rate, opts.Duration, opts.WarmupRequests = 100, rate, 2*time.Second, 0
