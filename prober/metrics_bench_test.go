@@ -25,7 +25,9 @@ func benchSchedules(m *Metrics, n int) {
 		tg := fmt.Sprintf("target-%05d", i)
 		m.Init(tg, "llama-3-8b", "chat", time.Minute, map[string]time.Duration{"ttft": time.Second})
 		for k := range 3 {
-			m.Record(&Result{ID: fmt.Sprintf("%016x", i*10+k), Target: tg, Model: "llama-3-8b", Module: "chat",
+			// Probes carry a trace id since issue 17: the exemplars hold both.
+			id := fmt.Sprintf("%016x", i*10+k+1)
+			m.Record(&Result{ID: id, Trace: NewTraceContext(id), Target: tg, Model: "llama-3-8b", Module: "chat",
 				Headers: 3 * time.Millisecond, TTFT: time.Duration(50+7*k) * time.Millisecond, HasTTFT: true,
 				ITL: itl, TPOT: 20 * time.Millisecond, E2EL: 350 * time.Millisecond,
 				OutputTokens: 16, PromptTokens: 11, UsageReported: true, Good: true}, end.Add(time.Duration(k)*time.Minute))

@@ -27,7 +27,7 @@ func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, 
 	if planned(m) && inputFrom(ctx) == nil {
 		return runPlanned(ctx, client, t, m, id, userAgent, o) // cache modes, prompt_tokens (cache.go)
 	}
-	r := &Result{ID: id, Trace: NewTraceContext(), Target: t.Name, Model: t.Model, Module: m.Name, trace: o.Trace}
+	r := &Result{ID: id, Trace: NewTraceContext(id), Target: t.Name, Model: t.Model, Module: m.Name, trace: o.Trace}
 	err := run(ctx, client, t, m, id, userAgent, r)
 	if err != nil {
 		r.Reason = reasonOf(ctx, err)

@@ -18,11 +18,34 @@ type TraceContext struct {
 	SpanID  string // 16 lowercase hex digits
 }
 
-// NewTraceContext returns random ids, as W3C Trace Context level 2 asks.
-func NewTraceContext() TraceContext {
+// NewTraceContext returns the trace context of the probe probeID. A
+// random 16-hex-digit probe id (NewProbeID) becomes the trace id
+// left-padded with zeros, a 64-bit trace id as W3C Trace Context allows
+// for systems with 8-byte ids: the exemplars' trace_id then repeats their
+// probe_id, which a compressed /metrics carries almost for free (random
+// 128-bit ids grew a gzipped 10,000-target scrape by 20-55 %). Other ids
+// get a random 128-bit trace id. The span id is always random.
+func NewTraceContext(probeID string) TraceContext {
 	var b [24]byte
 	_, _ = crand.Read(b[:])
-	return TraceContext{TraceID: hex.EncodeToString(b[:16]), SpanID: hex.EncodeToString(b[16:])}
+	tc := TraceContext{TraceID: hex.EncodeToString(b[:16]), SpanID: hex.EncodeToString(b[16:])}
+	if isTraceHex(probeID) {
+		tc.TraceID = "0000000000000000" + probeID
+	}
+	return tc
+}
+
+// isTraceHex: 16 lowercase hex digits, not all zero (an invalid trace id).
+func isTraceHex(id string) bool {
+	if len(id) != 16 || id == "0000000000000000" {
+		return false
+	}
+	for _, c := range id {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Traceparent is the header value: version 00, sampled, so that a

@@ -48,8 +48,15 @@ func TestTraceparentAndExemplar(t *testing.T) {
 	if got.Get("X-Request-Id") != r.ID {
 		t.Errorf("X-Request-Id %q, want %q", got.Get("X-Request-Id"), r.ID)
 	}
-	if again := NewTraceContext(); again.TraceID == r.Trace.TraceID {
+	if again := NewTraceContext("probe-1"); again.TraceID == r.Trace.TraceID {
 		t.Error("trace ids repeat")
+	}
+	id := NewProbeID()
+	if tc := NewTraceContext(id); tc.TraceID != "0000000000000000"+id || len(tc.SpanID) != 16 {
+		t.Errorf("probe %s: trace context %+v, want the id left-padded", id, tc)
+	}
+	if tc := NewTraceContext("0000000000000000"); !traceparentRe.MatchString(tc.Traceparent()) || tc.TraceID == "00000000000000000000000000000000" {
+		t.Errorf("an all-zero probe id gave %+v", tc)
 	}
 
 	metrics := NewMetrics(prometheus.NewRegistry())
