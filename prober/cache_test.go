@@ -2,6 +2,7 @@ package prober
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -17,8 +18,8 @@ import (
 )
 
 // prefillMock serves a mock vLLM with a real prefix cache: prefill costs
-// 50 µs per uncached prompt token on top of a fixed 5 ms, so a cold
-// 1024-token prompt takes ~56 ms to its first token and a warm one ~6 ms.
+// 100 µs per uncached prompt token on top of a fixed 5 ms, so a cold
+// 1024-token prompt takes ~107 ms to its first token and a warm one ~7 ms.
 // tokenizeCalls counts POST /tokenize.
 type prefillMock struct {
 	url           string
@@ -31,7 +32,7 @@ func newPrefillMock(t *testing.T, edit func(*mockvllm.Options)) *prefillMock {
 	o := mockvllm.DefaultOptions()
 	o.Model = "m"
 	o.TTFT, o.ITL = mockvllm.Dist{Mean: 5 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}
-	o.PrefixCacheBlocks, o.PrefillPerToken = 1<<16, 50*time.Microsecond
+	o.PrefixCacheBlocks, o.PrefillPerToken = 1<<16, 100*time.Microsecond
 	if edit != nil {
 		edit(&o)
 	}
@@ -84,7 +85,8 @@ func probeN(t *testing.T, url string, backend config.Backend, m *config.Module, 
 func TestCacheModesAgainstMockPrefixCache(t *testing.T) {
 	p := newPrefillMock(t, nil)
 	const n = 1024
-	const warmMax, coldMin = 30 * time.Millisecond, 50 * time.Millisecond
+	// Wide margins: the machine running the tests may be busy.
+	const warmMax, coldMin = 60 * time.Millisecond, 100 * time.Millisecond
 	for _, c := range []struct {
 		name    string
 		backend config.Backend
@@ -99,13 +101,21 @@ func TestCacheModesAgainstMockPrefixCache(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := prefillModule(c.name, config.APIChat, c.cache, n)
 			rs := probeN(t, p.url, c.backend, m, 3)
+			// Cached tokens are exact; a cold TTFT can never beat the
+			// mock's prefill sleep. A warm TTFT only has an upper bound
+			// on an idle machine, so the fastest of the warm ones is held
+			// to it (the tests may share a busy machine).
+			fastestWarm, bestSpeedup := time.Hour, 0.0
 			for i, r := range rs {
 				cold := c.cache != config.CacheWarm || i == 0
 				if cold && (r.CachedTokens != 0 || r.TTFT < coldMin) {
 					t.Errorf("probe %d: cold, but %d tokens cached, TTFT %v", i, r.CachedTokens, r.TTFT)
 				}
-				if !cold && (r.CachedTokens < n-32 || r.TTFT > warmMax) {
-					t.Errorf("probe %d: warm, but %d tokens cached, TTFT %v", i, r.CachedTokens, r.TTFT)
+				if !cold {
+					fastestWarm = min(fastestWarm, r.TTFT)
+					if r.CachedTokens < n-32 {
+						t.Errorf("probe %d: warm, but %d tokens cached", i, r.CachedTokens)
+					}
 				}
 				w := r.Prefill.Warm
 				if c.cache != config.CachePaired {
@@ -114,12 +124,17 @@ func TestCacheModesAgainstMockPrefixCache(t *testing.T) {
 					}
 					continue
 				}
-				if w == nil || w.CachedTokens < n-32 || w.TTFT > warmMax || w.PromptTokens != r.PromptTokens {
+				if w == nil || w.CachedTokens < n-32 || w.PromptTokens != r.PromptTokens {
 					t.Fatalf("probe %d: warm request of the pair %+v", i, w)
 				}
-				if s := r.TTFT.Seconds() / w.TTFT.Seconds(); s < 3 {
-					t.Errorf("probe %d: speed-up %.1f, want > 3 (cold %v, warm %v)", i, s, r.TTFT, w.TTFT)
-				}
+				fastestWarm = min(fastestWarm, w.TTFT)
+				bestSpeedup = max(bestSpeedup, r.TTFT.Seconds()/w.TTFT.Seconds())
+			}
+			if c.cache != config.CacheCold && fastestWarm > warmMax {
+				t.Errorf("fastest warm TTFT %v, want at most %v", fastestWarm, warmMax)
+			}
+			if c.cache == config.CachePaired && bestSpeedup < 1.5 {
+				t.Errorf("best speed-up %.1f, want > 1.5", bestSpeedup)
 			}
 			if salted := rs[0].Prefill.Salted; salted != (c.backend == config.BackendVLLM && c.cache != config.CacheWarm) {
 				t.Errorf("salted = %v", salted)
@@ -238,16 +253,21 @@ func TestPrefillMetrics(t *testing.T) {
 		}
 		return f.Metric[0]
 	}
-	if got, want := only("llm_prober_prefill_cache_speedup_ratio").GetGauge().GetValue(), last.TTFT.Seconds()/last.Prefill.Warm.TTFT.Seconds(); got != want || got < 3 {
-		t.Errorf("speed-up %g, want %g (> 3)", got, want)
+	if got, want := only("llm_prober_prefill_cache_speedup_ratio").GetGauge().GetValue(), last.TTFT.Seconds()/last.Prefill.Warm.TTFT.Seconds(); got != want {
+		t.Errorf("speed-up %g, want %g", got, want)
 	}
 	if got := only("llm_prober_prompt_length_tokens").GetGauge().GetValue(); got != n {
 		t.Errorf("prompt length %g, want %d", got, n)
 	}
 	rate := only("llm_prober_prefill_tokens_per_second").GetHistogram()
-	// 1024 tokens at 50 µs each plus 5 ms: about 18,000 tokens/s.
-	if rate.GetSampleCount() != 2 || rate.GetSampleSum()/2 < 8000 || rate.GetSampleSum()/2 > 21000 {
-		t.Errorf("prefill rate: %d samples, mean %g tokens/s, want 2 of ~18000", rate.GetSampleCount(), rate.GetSampleSum()/2)
+	// Computed prompt tokens / TTFT of each cold request: at most 1024
+	// tokens / (5 ms + 1024 × 100 µs) = 9,535 tokens/s.
+	want := 0.0
+	for _, r := range rs {
+		want += float64(r.PromptTokens-r.CachedTokens) / r.TTFT.Seconds()
+	}
+	if got := rate.GetSampleSum(); rate.GetSampleCount() != 2 || math.Abs(got-want) > 1e-6*want || got/2 > 9535 {
+		t.Errorf("prefill rate: %d samples, sum %g tokens/s, want 2 summing to %g", rate.GetSampleCount(), got, want)
 	}
 	pair := byName["llm_prober_paired_time_to_first_token_seconds"]
 	if pair == nil || len(pair.Metric) != 2 {
@@ -260,12 +280,16 @@ func TestPrefillMetrics(t *testing.T) {
 				cache = l.GetValue()
 			}
 		}
-		lo, hi := 50*time.Millisecond, time.Second
-		if cache == "warm" {
-			lo, hi = 0, 30*time.Millisecond
+		want := 0.0
+		for _, r := range rs {
+			x := r
+			if cache == "warm" {
+				x = r.Prefill.Warm
+			}
+			want += x.TTFT.Seconds()
 		}
-		if mean := time.Duration(h.GetSampleSum() / float64(h.GetSampleCount()) * 1e9); h.GetSampleCount() != 2 || mean < lo || mean > hi {
-			t.Errorf("paired TTFT cache=%q: %d samples, mean %v, want 2 within %v..%v", cache, h.GetSampleCount(), mean, lo, hi)
+		if h.GetSampleCount() != 2 || h.GetSampleSum() != want {
+			t.Errorf("paired TTFT cache=%q: %d samples summing to %g, want 2 summing to %g", cache, h.GetSampleCount(), h.GetSampleSum(), want)
 		}
 	}
 	// The module's own TTFT is the cold request's.
