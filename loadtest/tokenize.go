@@ -65,12 +65,10 @@ func (t *Tokenizer) Count(ctx context.Context, text string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("tokenize: %w", err)
 	}
-	switch {
-	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed ||
-		resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnprocessableEntity:
-		return 0, errNoTokenizer
-	case resp.StatusCode != http.StatusOK:
-		return 0, fmt.Errorf("tokenize: HTTP %d", resp.StatusCode)
+	if resp.StatusCode != http.StatusOK {
+		// 404/405 where there is none; a gateway may also answer 401/403
+		// for paths it does not route. Either way: calibrate from usage.
+		return 0, fmt.Errorf("%w (HTTP %d)", errNoTokenizer, resp.StatusCode)
 	}
 	var out struct {
 		Count  *int              `json:"count"`

@@ -21,28 +21,28 @@ type benchFlags struct {
 	duration    time.Duration
 	warmup      string
 
-	dataset, datasetPath           string
-	inTok, outTok, prefixTok       int
-	outTokSet                      bool
-	rangeRatio                     float64
-	seed                           int64
-	goodput, percentiles           string
-	timeout                        time.Duration
-	noIgnoreEOS, noContinuousUsage bool
-	temperature                    string
-	outputJSON, progress           string
-	failOn                         []string
-	noServerMetrics                bool
-	metricsInterval                time.Duration
-	sweep                          bool
-	rates                          string
-	sweepSteps, sweepRefine        int
-	kneeGoodput                    float64
-	curve                          string
-	dailyRequests, peakRPS         float64
-	peakToAverage, headroom        float64
-	gpusPerReplica                 int
-	kneeRate                       float64
+	dataset, datasetPath       string
+	inTok, outTok, prefixTok   int
+	outTokSet                  bool
+	rangeRatio                 float64
+	seed                       int64
+	goodput, percentiles       string
+	timeout                    time.Duration
+	ignoreEOS, continuousUsage bool
+	temperature                string
+	outputJSON, progress       string
+	failOn                     []string
+	serverMetrics              bool
+	metricsInterval            time.Duration
+	sweep                      bool
+	rates                      string
+	sweepSteps, sweepRefine    int
+	kneeGoodput                float64
+	curve                      string
+	dailyRequests, peakRPS     float64
+	peakToAverage, headroom    float64
+	gpusPerReplica             int
+	kneeRate                   float64
 }
 
 // newBenchCmd registers `llm-prober bench` on app.
@@ -72,8 +72,8 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("range-ratio", "Synthetic lengths uniform in [n(1-r), n(1+r)].").Default("0").Float64Var(&b.rangeRatio)
 	c.Flag("prefix-tokens", "Tokens of a prefix shared by every synthetic prompt (exercises the prefix cache).").Default("0").IntVar(&b.prefixTok)
 	c.Flag("seed", "Seed of prompts, lengths and arrivals: the same seed sends the same run.").Default("0").Int64Var(&b.seed)
-	c.Flag("no-ignore-eos", "Do not pin output lengths with ignore_eos and min_tokens (servers that reject them).").BoolVar(&b.noIgnoreEOS)
-	c.Flag("no-continuous-usage", "Do not ask for per-chunk usage (servers that reject stream_options.continuous_usage_stats).").BoolVar(&b.noContinuousUsage)
+	c.Flag("ignore-eos", "Pin output lengths with ignore_eos and min_tokens (--no-ignore-eos for servers that reject them).").Default("true").BoolVar(&b.ignoreEOS)
+	c.Flag("continuous-usage", "Ask for per-chunk usage, stream_options.continuous_usage_stats (--no-continuous-usage for servers that reject it).").Default("true").BoolVar(&b.continuousUsage)
 	c.Flag("temperature", "Sampling temperature (default: the server's).").StringVar(&b.temperature)
 	c.Flag("timeout", "Per-request timeout.").Default("10m").DurationVar(&b.timeout)
 
@@ -82,7 +82,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("output-json", "Write the aggregate and every request to this JSON file (vllm bench key names).").StringVar(&b.outputJSON)
 	c.Flag("fail-on", "Exit 3 if this holds, e.g. goodput<99, p99_ttft>500, failed>0, any-failure (repeatable).").StringsVar(&b.failOn)
 	c.Flag("progress", "Progress output on stderr: auto (a bar on a terminal, else lines), bar, lines, off.").Default("auto").EnumVar(&b.progress, "auto", "bar", "lines", "off")
-	c.Flag("no-server-metrics", "Do not scrape the server's /metrics during the run.").BoolVar(&b.noServerMetrics)
+	c.Flag("server-metrics", "Scrape the server's /metrics before, during and after the run (--no-server-metrics to skip).").Default("true").BoolVar(&b.serverMetrics)
 	c.Flag("metrics-interval", "How often to scrape the server's /metrics during the run.").Default("1s").DurationVar(&b.metricsInterval)
 
 	c.Flag("sweep", "Sweep: a synchronous baseline, a max-throughput run, then rates in between; report the knee.").BoolVar(&b.sweep)

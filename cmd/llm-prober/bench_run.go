@@ -112,7 +112,7 @@ func (env *benchEnv) options(rate float64, concurrency int) loadtest.Options {
 	o := loadtest.Options{Target: env.target, API: config.API(b.api), Client: env.client, Workload: env.workload,
 		NumPrompts: b.numPrompts, Duration: b.duration, Rate: rate, Burstiness: b.burstiness,
 		MaxConcurrency: b.maxConc, Concurrency: concurrency, WarmupRequests: wn, WarmupDuration: wd,
-		Seed: b.seed, Timeout: b.timeout, IgnoreEOS: !b.noIgnoreEOS, NoContinuousUsage: b.noContinuousUsage,
+		Seed: b.seed, Timeout: b.timeout, IgnoreEOS: b.ignoreEOS, NoContinuousUsage: !b.continuousUsage,
 		UserAgent: "llm-prober-bench"}
 	if b.duration > 0 {
 		o.NumPrompts = 0
@@ -148,7 +148,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		o.OnResult = jo.Add
 	}
 	var w *loadtest.Watcher
-	if !b.noServerMetrics {
+	if b.serverMetrics {
 		w = loadtest.Watch(ctx, env.client, env.target, b.metricsInterval)
 	}
 	run, err := loadtest.Execute(ctx, o)
