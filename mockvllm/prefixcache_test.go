@@ -16,7 +16,7 @@ func cacheOptions() Options {
 	o := fastOptions()
 	o.TTFT = Dist{Mean: 5 * time.Millisecond}
 	o.PrefixCacheBlocks = 1024
-	o.PrefillPerToken = 100 * time.Microsecond // 400 tokens: 40 ms cold
+	o.PrefillPerToken = 250 * time.Microsecond // 400 tokens: 100 ms cold
 	return o
 }
 
@@ -51,11 +51,11 @@ func TestPrefixCacheColdWarm(t *testing.T) {
 		min, max     time.Duration
 		promptTokens int
 	}{
-		{"cold", cold, 0, 45 * time.Millisecond, 90 * time.Millisecond, 400},
-		{"warm", warm, 384, 5 * time.Millisecond, 30 * time.Millisecond, 400},
-		{"new salt", salted, 0, 45 * time.Millisecond, 90 * time.Millisecond, 400},
-		{"same salt", salted2, 384, 5 * time.Millisecond, 30 * time.Millisecond, 400},
-		{"other first block", other, 0, 45 * time.Millisecond, 90 * time.Millisecond, 401},
+		{"cold", cold, 0, 105 * time.Millisecond, 2 * time.Second, 400},
+		{"warm", warm, 384, 5 * time.Millisecond, 60 * time.Millisecond, 400},
+		{"new salt", salted, 0, 105 * time.Millisecond, 2 * time.Second, 400},
+		{"same salt", salted2, 384, 5 * time.Millisecond, 60 * time.Millisecond, 400},
+		{"other first block", other, 0, 105 * time.Millisecond, 2 * time.Second, 401},
 	} {
 		if c.tr.CachedTokens != c.cached || c.tr.PromptTokens != c.promptTokens {
 			t.Errorf("%s: %d of %d prompt tokens cached, want %d of %d", c.name, c.tr.CachedTokens, c.tr.PromptTokens, c.cached, c.promptTokens)
