@@ -30,12 +30,19 @@ func (ti *TargetInfo) Collect(ch chan<- prometheus.Metric) {
 	}
 	extra := cfg.LabelKeys()
 	names := append([]string{"target", "model", "url", "backend"}, extra...)
+	loc := cfg.Global.Location // as on the probe series, for joins
+	if loc != "" {
+		names = append(names, "location")
+	}
 	desc := prometheus.NewDesc("llm_prober_target_info",
 		"Static facts about a configured target, value 1; user labels from the target's labels: block.", names, nil)
 	for _, t := range cfg.Targets {
 		values := []string{t.Name, t.Model, t.RedactedURL(), string(t.Backend)}
 		for _, k := range extra {
 			values = append(values, string(t.Labels[model.LabelName(k)]))
+		}
+		if loc != "" {
+			values = append(values, loc)
 		}
 		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, 1, values...)
 	}

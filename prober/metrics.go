@@ -48,6 +48,7 @@ type Metrics struct {
 	schedules map[scheduleKey]*schedule
 	order     []*schedule // sorted by key; replaced, never changed in place
 	dirty     bool        // order is stale: a schedule came or went
+	location  string      // label on every schedule's series (metrics_location.go)
 
 	inFlight      prometheus.Gauge
 	scheduleDelay prometheus.Histogram
@@ -79,6 +80,7 @@ func (m *Metrics) Init(target, model, module string, interval time.Duration, slo
 	s := m.schedules[k]
 	if s == nil {
 		s = newSchedule(k, time.Now())
+		m.addLocation(s)
 		m.schedules[k] = s
 		m.dirty = true
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,5 +108,31 @@ func writeSD(t *testing.T, path string, urls ...string) {
 	}
 	if err := os.Rename(path+".tmp", path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// --probe.location labels every probe series and target_info, and wins
+// over global.location.
+func TestProbeLocation(t *testing.T) {
+	url := mockServer(t)
+	file := filepath.Join(t.TempDir(), "llm-prober.yml")
+	writeConfig(t, file, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", url)), "global: {", "global: {location: from-file, ", 1))
+	p := startProber(t, "--config.file="+file, "--probe.location=eu-west-1")
+	probes := `llm_prober_probes_total{location="eu-west-1",model="mock-model",module="chat",target="a"}`
+	p.waitFor(10*time.Second, func() bool { return p.metric(probes) >= 1 })
+	_, body := p.get("/metrics")
+	for _, line := range strings.Split(body, "\n") {
+		if strings.Contains(line, `target="a"`) && !strings.HasPrefix(line, "#") && !strings.Contains(line, `location="eu-west-1"`) {
+			t.Errorf("a series of target a without the location: %s", line)
+		}
+	}
+	if !strings.Contains(body, `llm_prober_target_info{backend="auto",location="eu-west-1"`) {
+		t.Errorf("target_info lacks the location")
+	}
+	if _, cfg := p.get("/config"); !strings.Contains(cfg, "location: eu-west-1") {
+		t.Errorf("/config does not show the running location")
+	}
+	if out, err := exec.Command(binary, "--config.file="+file, "--probe.location= x").CombinedOutput(); err == nil {
+		t.Errorf("a location with spaces was accepted: %s", out)
 	}
 }

@@ -55,9 +55,14 @@ type app struct {
 	scheduler  *prober.Scheduler
 	servers    *collector.Manager
 	history    *prober.History
-	fleet      *targets.Fleet  // discovery and sharding: derives the running config
-	board      *status.Tracker // last-hour windows for the status page
-	spans      spanExport      // probe spans over OTLP (tracing.otlp_endpoint)
+	fleet      *targets.Fleet // discovery and sharding: derives the running config
+	metrics    *prober.Metrics
+	// The location label: --probe.location, else global.location as
+	// first loaded (series cannot change it while running).
+	flagLocation string
+	location     *string
+	board        *status.Tracker // last-hour windows for the status page
+	spans        spanExport      // probe spans over OTLP (tracing.otlp_endpoint)
 
 	allowArbitraryTargets bool          // /probe?url=...
 	probeSlots            chan struct{} // caps concurrent /probe requests
@@ -82,6 +87,10 @@ func (f *proberFlags) run() int {
 		level.Error(logger).Log("msg", "invalid --shard.count or --shard.index", "err", err)
 		return 2
 	}
+	if err := config.CheckLocation(f.location); err != nil {
+		level.Error(logger).Log("msg", "invalid --probe.location", "err", err)
+		return 2
+	}
 	level.Info(logger).Log("msg", "starting llm-prober", "version", version.Info(), "build_context", version.BuildContext())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -104,10 +113,20 @@ func (f *proberFlags) run() int {
 	a.history = prober.NewHistory(prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures)
 	a.board = status.NewTracker(a.serverReading)
 	metrics := prober.NewMetrics(reg)
+	a.metrics = metrics
 	a.scheduler = prober.NewScheduler(logger, metrics, "llm-prober/"+version.Version, a.observe)
 	a.servers = collector.NewManager(logger)
 	a.fleet = targets.NewFleet(slogFrom(baseLogger), reg, shard, a.applyDiscovered)
-	a.safe.SetDerive(a.fleet.Derive)
+	// The running config's location is the one the series carry, so
+	// that /config and llm_prober_target_info show it.
+	a.flagLocation = f.location
+	a.safe.SetDerive(func(c *config.Config) *config.Config {
+		d := a.fleet.Derive(c)
+		if loc := a.locationFor(c); loc != "" {
+			d.Global.Location = loc
+		}
+		return d
+	})
 	defer a.fleet.Stop()
 	a.scheduler.ExplainQueueing(func(target string) (float64, bool) {
 		st, ok := a.servers.ServerStatus(target)
@@ -180,10 +199,36 @@ func (a *app) reload() error {
 	// another try.
 	a.spans.apply(a.safe.File().Tracing, a.logger)
 	cfg := a.safe.Get()
+	a.fixLocation(a.safe.File().Global.Location)
 	a.scheduler.Apply(cfg)
 	a.servers.Apply(cfg.Targets)
 	level.Info(a.logger).Log("msg", "config loaded", "file", a.configFile, "targets", len(cfg.Targets), "modules", len(cfg.Modules))
 	return nil
+}
+
+// fixLocation sets the series' location label at the first load: a
+// running prober's series keep theirs, so a changed global.location
+// applies from the next start (and is logged).
+func (a *app) fixLocation(file string) {
+	switch loc := a.locationFor(&config.Config{Global: config.Global{Location: file}}); {
+	case a.location == nil:
+		a.location = &loc
+		a.metrics.SetLocation(loc)
+	case a.flagLocation == "" && *a.location != file:
+		level.Warn(a.logger).Log("msg", "global.location changed; the series keep the old one until a restart", "running", *a.location, "configured", file)
+	}
+}
+
+// locationFor is the location label running c: fixed once set, else the
+// flag's, else c's. Called under reloadMu.
+func (a *app) locationFor(c *config.Config) string {
+	switch {
+	case a.location != nil:
+		return *a.location
+	case a.flagLocation != "":
+		return a.flagLocation
+	}
+	return c.Global.Location
 }
 
 // applyDiscovered applies discovered changes as a reload would, so the
