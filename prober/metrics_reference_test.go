@@ -18,7 +18,7 @@ type refMetrics struct {
 
 	probes, good, outputTokens, promptTokens, cachedTokens *prometheus.CounterVec
 	failures, sloViolations, validationFailures            *prometheus.CounterVec
-	skipped                                                *prometheus.CounterVec
+	skipped, warmup                                        *prometheus.CounterVec
 
 	lastSuccess, lastProbeTime, lastSuccessTime *prometheus.GaugeVec
 	slo, interval                               *prometheus.GaugeVec
@@ -71,6 +71,8 @@ func newRefMetrics(reg prometheus.Registerer) *refMetrics {
 			"Probes whose output failed a validator, by validator.", "validator"),
 		skipped: refCounter("probes_skipped_total",
 			"Scheduled probes not run: the previous run overran the interval (overlap) or no slot was free under max_concurrent_probes (concurrency_limit).", "reason"),
+		warmup: refCounter("warmup_probes_total",
+			"Probes run in the warm-up after a target restart (warmup.probes, warmup.duration), kept out of probes_total, probes_good_total, probe_failures_total, slo_violations_total and the latency histograms, by outcome (good, slo_violation, failure).", "outcome"),
 
 		lastSuccess:     refGauge("last_probe_success", "1 if the last probe succeeded, else 0."),
 		lastProbeTime:   refGauge("last_probe_timestamp_seconds", "Unix time when the last probe finished."),
@@ -86,7 +88,7 @@ func newRefMetrics(reg prometheus.Registerer) *refMetrics {
 	}
 	reg.MustRegister(m.headers, m.ttft, m.tpot, m.itl, m.e2el, m.probes, m.good, m.failures,
 		m.outputTokens, m.promptTokens, m.cachedTokens, m.sloViolations, m.validationFailures,
-		m.skipped, m.lastSuccess, m.lastProbeTime, m.lastSuccessTime, m.slo, m.interval, m.inFlight, m.scheduleDelay)
+		m.skipped, m.warmup, m.lastSuccess, m.lastProbeTime, m.lastSuccessTime, m.slo, m.interval, m.inFlight, m.scheduleDelay)
 	return m
 }
 
@@ -114,6 +116,9 @@ func (m *refMetrics) Init(target, model, module string, interval time.Duration, 
 	for _, r := range []string{SkipOverlap, SkipConcurrency} {
 		m.skipped.WithLabelValues(append(l, r)...)
 	}
+	for _, o := range WarmupOutcomes {
+		m.warmup.WithLabelValues(append(l, o)...)
+	}
 	m.interval.WithLabelValues(l...).Set(interval.Seconds())
 }
 
@@ -122,7 +127,7 @@ func (m *refMetrics) Delete(target, model, module string) {
 	match := prometheus.Labels{"target": target, "model": model, "module": module}
 	for _, c := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
 		m.headers, m.ttft, m.tpot, m.itl, m.e2el, m.probes, m.good, m.failures, m.outputTokens,
-		m.promptTokens, m.cachedTokens, m.sloViolations, m.validationFailures, m.skipped,
+		m.promptTokens, m.cachedTokens, m.sloViolations, m.validationFailures, m.skipped, m.warmup,
 		m.lastSuccess, m.lastProbeTime, m.lastSuccessTime, m.slo, m.interval,
 	} {
 		c.DeletePartialMatch(match)
@@ -135,6 +140,17 @@ func (m *refMetrics) Record(r *Result, end time.Time) {
 	ex := prometheus.Labels{"probe_id": r.ID}
 	if r.Trace.TraceID != "" {
 		ex["trace_id"] = r.Trace.TraceID
+	}
+	if r.Warmup != "" {
+		m.warmup.WithLabelValues(append(l, warmupOutcome(r))...).Inc()
+		m.lastProbeTime.WithLabelValues(l...).Set(float64(end.UnixNano()) / 1e9)
+		if !r.Success() {
+			m.lastSuccess.WithLabelValues(l...).Set(0)
+			return
+		}
+		m.lastSuccess.WithLabelValues(l...).Set(1)
+		m.lastSuccessTime.WithLabelValues(l...).Set(float64(end.UnixNano()) / 1e9)
+		return
 	}
 	m.probes.WithLabelValues(l...).Inc()
 	m.lastProbeTime.WithLabelValues(l...).Set(float64(end.UnixNano()) / 1e9)

@@ -57,6 +57,7 @@ type schedule struct {
 	sloViolations, slo                          []float64  // by SLONames; slo 0 = not set
 	validation                                  []float64  // by Validators
 	skipped                                     [2]float64 // overlap, concurrency
+	warmup                                      [3]float64 // by WarmupOutcomes (metrics_warmup.go)
 	probed, succeeded                           bool
 	lastSuccess, lastProbeTime, lastSuccessTime float64
 	hists                                       [numHists]*exposition.Histogram
@@ -88,6 +89,10 @@ func (s *schedule) record(r *Result, end time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts := float64(end.UnixNano()) / 1e9
+	if r.Warmup != "" {
+		s.recordWarmup(r, ts) // kept out of the SLO counters (warmup.go)
+		return
+	}
 	s.probes++
 	s.probed, s.lastProbeTime = true, ts
 	for _, v := range r.ValidationFailures {

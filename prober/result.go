@@ -39,6 +39,9 @@ type Result struct {
 	SLOViolations      []string // "ttft", "tpot", "e2el"
 	ValidationFailures []string // validator names
 	Good               bool     // succeeded and met every configured SLO
+	// Warmup is set (server_restart, failure_streak) for a probe of the
+	// warm-up after a target restart, kept out of the SLO counters.
+	Warmup string
 
 	// Prefill: the cache mode and prompt sizing of a module with cache
 	// cold or paired or with prompt_tokens (cache.go); nil otherwise.

@@ -38,6 +38,9 @@ type Scheduler struct {
 	// waiting, if set, tells how many requests the target's server
 	// reports queued, to explain a timeout before the first token.
 	waiting func(target string) (float64, bool)
+	// restarts, if set, reports restarts seen in the targets' own
+	// metrics, to open a warm-up (warmup.go).
+	restarts RestartSource
 
 	// applyMu serialises Apply, which alone writes jobs and clients and
 	// may wait for stopping probes; mu guards only the swap of jobs, so
@@ -70,6 +73,9 @@ type job struct {
 	done   chan struct{}
 	// profile keeps a prompt_tokens module's prompt sizing between probes.
 	profile *PromptProfile
+	// warmup is the job's warm-up state after a target restart
+	// (warmup.go); only the job's goroutine touches it.
+	warmup *warmup
 
 	mu   sync.Mutex
 	last *Result
@@ -232,6 +238,7 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) boo
 	}
 	end := time.Now()
 	s.explain(r)
+	s.warmUp(j, r)
 	s.metrics.Record(r, end)
 	j.mu.Lock()
 	j.last = r.summary()
