@@ -62,7 +62,6 @@ const (
 // without one (the /probe endpoint) sizes its prompt afresh.
 type PromptProfile struct {
 	mu          sync.Mutex
-	sized       bool // words and pads come from a measurement
 	words, pads int
 	// The model tokens = own + perWord × words + pads, fitted to the
 	// measurements (tokenize counts or usage.prompt_tokens).
@@ -169,16 +168,13 @@ func fillerText(module string, words, pads int) string {
 // single-token words.
 var placeholderNonce = strings.TrimSpace(strings.Repeat(nonceWords[0]+" ", nonceLen))
 
-// start returns the filler words and pads for the next probe, sizing them
-// first when nothing was measured yet (with /tokenize where the target
-// has one). trace receives what sizing did.
+// start returns the filler words and pads for the next probe, sized with
+// /tokenize where the target has one and it has not answered yet (on at
+// most tokenizeAttempts probes); r's trace receives what sizing did.
 func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, withNonce bool, userAgent string, r *Result) (words, pads int, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := m.PromptTokens
-	if p.sized {
-		return p.words, p.pads, nil
-	}
 	if p.perWord == 0 {
 		p.perWord = 1
 		own := len(strings.Fields(m.Prompt))
@@ -191,8 +187,8 @@ func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *confi
 		p.own = float64(own)
 		p.words, p.pads = max(n-own, 0), 0
 	}
-	if !tokenizes(t.Backend) || p.tokenizeTries >= tokenizeAttempts {
-		return p.words, p.pads, nil // calibrated from usage after the probe
+	if p.tokenized || !tokenizes(t.Backend) || p.tokenizeTries >= tokenizeAttempts {
+		return p.words, p.pads, nil // usage corrects it after the probe
 	}
 	p.tokenizeTries++
 	nonce := ""
@@ -205,7 +201,7 @@ func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *confi
 			r.tracef("tokenize failed; sizing the prompt from usage instead", "err", err)
 			return p.words, p.pads, nil
 		}
-		p.sized, p.tokenized = true, true
+		p.tokenized = true
 		if err := p.measured(n, got, false); err != nil {
 			return 0, 0, err
 		}
@@ -228,7 +224,6 @@ func (p *PromptProfile) observe(m *config.Module, words, pads int, r *Result) er
 	if p.words != words || p.pads != pads {
 		return nil // sized again meanwhile
 	}
-	p.sized = true
 	return p.measured(m.PromptTokens, r.PromptTokens, true)
 }
 
