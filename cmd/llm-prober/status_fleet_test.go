@@ -1,0 +1,33 @@
+package main
+
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/targets"
+)
+
+func TestFleetLine(t *testing.T) {
+	a := &app{}
+	if a.fleetLine() != "" {
+		t.Error("a line without a fleet")
+	}
+	a.fleet = targets.NewFleet(slog.New(slog.DiscardHandler), prometheus.NewRegistry(), targets.Shard{Count: 4, Index: 1}, nil)
+	cfg := &config.Config{}
+	for i := range 1200 {
+		cfg.Targets = append(cfg.Targets, &config.Target{Name: thousands(i)})
+	}
+	a.fleet.Derive(cfg)
+	got := a.fleetLine()
+	s := a.fleet.Summary()
+	want := "shard 1 of 4: " + thousands(s.Targets) + " of 1,200 targets"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if thousands(1234567) != "1,234,567" || thousands(12) != "12" {
+		t.Error("thousands")
+	}
+}
