@@ -4,7 +4,7 @@
 // times) and summarised with vllm bench serve's definitions; rate sweeps to
 // the saturation knee; and capacity plans from the knee.
 //
-// Per-request results are kept compactly (Record, under 100 bytes), and
+// Per-request results are kept compactly (Record, 104 bytes), and
 // inter-token gaps go into a log-linear histogram with a relative error
 // under 0.05 %, so a run of a million requests fits in well under 1 GB.
 package loadtest

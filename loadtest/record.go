@@ -6,8 +6,8 @@ import (
 	"github.com/llm-prober/llm-prober/prober"
 )
 
-// Record is what a run keeps of one request: about 90 bytes, so a
-// million of them fit in under 100 MB. Times are nanoseconds since the
+// Record is what a run keeps of one request: 104 bytes, so a
+// million of them fit in about 100 MB. Times are nanoseconds since the
 // run started; the inter-token gaps go to the run's histogram (and to the
 // per-request output file, if any), not here.
 type Record struct {
