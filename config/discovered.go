@@ -51,15 +51,11 @@ func (td *TargetDiscovery) NewTarget(ls model.LabelSet) (*Target, error) {
 		}
 		t.Labels[k] = v
 	}
-	c := &checker{lines: map[string]int{}}
-	var err error
-	switch {
-	case t.Model == "":
-		err = fmt.Errorf("model: no %s label and no template.model", LabelModel)
-	default:
-		err = c.discovered(&t)
+	if t.Model == "" {
+		return &t, fmt.Errorf("model: no %s label and no template.model", LabelModel)
 	}
-	return &t, plain(err)
+	c := &checker{lines: map[string]int{}}
+	return &t, plain(c.discovered(&t))
 }
 
 // discovered runs the checks on what discovery and relabelling set.

@@ -132,6 +132,7 @@ func (f *proberFlags) run() int {
 		st, ok := a.servers.ServerStatus(target)
 		return st.RequestsWaiting, ok && !math.IsNaN(st.RequestsWaiting)
 	})
+	a.scheduler.DetectRestarts(a.servers) // warm-up after a server restart
 	reg.MustRegister(prober.NewTargetInfo(a.safe.Get), a.servers)
 
 	if err := a.reload(); err != nil {
@@ -232,7 +233,7 @@ func (a *app) locationFor(c *config.Config) string {
 }
 
 // applyDiscovered applies discovered changes as a reload would, so the
-// same jobs keep running untouched; reloadMu serialises it with reloads.
+// same jobs keep running untouched; reloadMu serializes it with reloads.
 func (a *app) applyDiscovered() {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
