@@ -103,6 +103,9 @@ func (g *gen) serve(r *http.Request) {
 		return
 	}
 	tokens := body.tokens(s.o.CharsPerToken)
+	if g.ep.chat {
+		tokens = s.withTemplate(tokens)
+	}
 	prompt := max(len(tokens), 1)
 	if total := prompt + maxTok; total > s.o.MaxModelLen || (s.eng.kvLimited() && s.eng.blocksFor(total) > s.o.KVBlocks) {
 		g.fail(http.StatusBadRequest, "BadRequestError", fmt.Sprintf(

@@ -94,6 +94,11 @@ type Options struct {
 	// NoTokenize makes POST /tokenize answer 404, like a server without
 	// one.
 	NoTokenize bool
+	// ChatTemplateTokens is how many tokens the chat template puts before
+	// a chat request's messages: counted in usage, the prefix cache and
+	// vLLM-style /tokenize of messages, not in llama.cpp-style /tokenize
+	// of content.
+	ChatTemplateTokens int
 
 	// Faults gives per-request probabilities of each fault, for soak and
 	// demo runs. The X-Mock-Fault request header overrides it.

@@ -104,3 +104,26 @@ func TestTokenizerCharsPerTokenAndNoTokenize(t *testing.T) {
 		t.Errorf("NoTokenize: /tokenize answered %d", resp.StatusCode)
 	}
 }
+
+func TestChatTemplateTokens(t *testing.T) {
+	o := cacheOptions()
+	o.ChatTemplateTokens = 7
+	h := start(t, o)
+	count := func(body map[string]any) int {
+		resp := h.post(t.Context(), "/tokenize", body)
+		defer resp.Body.Close()
+		var out struct{ Count int }
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		return out.Count
+	}
+	msgs := []map[string]string{{"role": "user", "content": "one two three"}}
+	if got := count(map[string]any{"messages": msgs}); got != 10 {
+		t.Errorf("vLLM-style /tokenize of messages: %d, want 3 + 7 template tokens", got)
+	}
+	if got := count(map[string]any{"content": "one two three"}); got != 3 {
+		t.Errorf("llama.cpp-style /tokenize of content: %d, want 3", got)
+	}
+	if tr := h.prefill(t, "chat", "one two three", nil); tr.PromptTokens != 10 {
+		t.Errorf("chat usage: %d prompt tokens, want 10", tr.PromptTokens)
+	}
+}

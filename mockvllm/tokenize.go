@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 )
 
 // tokenizeRequest accepts vLLM's /tokenize body (prompt or messages) and
@@ -40,11 +41,27 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 		g.Prompt = req.Content
 	}
 	toks := g.tokens(s.o.CharsPerToken)
+	if len(req.Messages) > 0 {
+		toks = s.withTemplate(toks) // as vLLM applies the chat template
+	}
 	ids := make([]int, len(toks))
 	for i, t := range toks {
 		ids[i] = tokenID(t)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"count": len(ids), "max_model_len": s.o.MaxModelLen, "tokens": ids})
+}
+
+// withTemplate puts ChatTemplateTokens template tokens before a chat
+// request's tokens.
+func (s *Server) withTemplate(toks []string) []string {
+	if s.o.ChatTemplateTokens <= 0 {
+		return toks
+	}
+	out := make([]string, 0, s.o.ChatTemplateTokens+len(toks))
+	for i := range s.o.ChatTemplateTokens {
+		out = append(out, "<|template_"+strconv.Itoa(i)+"|>")
+	}
+	return append(out, toks...)
 }
 
 // tokenID is a stable pseudo id for a word (FNV-1a, 17 bits).

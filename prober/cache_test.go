@@ -349,3 +349,31 @@ func TestSchedulerKeepsPromptSizing(t *testing.T) {
 		t.Errorf("prompt tokens of the first five scheduled probes %v: want a first guess off %d and the fifth exact", got, n)
 	}
 }
+
+// A chat template the server adds: vLLM's /tokenize of messages counts it
+// (exact from the first probe); llama.cpp's of content does not, so the
+// first probe is the template's tokens over, and usage corrects it.
+func TestPromptTokensChatTemplate(t *testing.T) {
+	p := newPrefillMock(t, func(o *mockvllm.Options) {
+		o.CharsPerToken, o.ChatTemplateTokens, o.PrefillPerToken = 3, 7, time.Microsecond
+	})
+	const n = 2048
+	for _, backend := range []config.Backend{config.BackendVLLM, config.BackendLlamaCPP} {
+		rs := probeN(t, p.url, backend, prefillModule("tmpl-"+string(backend), config.APIChat, config.CacheCold, n), 5)
+		var got []int
+		for _, r := range rs {
+			got = append(got, r.PromptTokens)
+		}
+		t.Logf("%s: prompt tokens of the first probes %v", backend, got)
+		switch backend {
+		case config.BackendVLLM:
+			if got[0] != n || got[4] != n {
+				t.Errorf("vllm: prompt tokens %v, want %d from the first probe", got, n)
+			}
+		case config.BackendLlamaCPP:
+			if got[0] != n+7 || got[2] != n || got[4] != n {
+				t.Errorf("llamacpp: prompt tokens %v, want %d (+7 template tokens) at first, exact from the third", got, n)
+			}
+		}
+	}
+}
