@@ -30,26 +30,26 @@ const (
 // ServerReport is what the server's own metrics said over a run: gauges
 // at their peak, counters as the increase from before to after.
 type ServerReport struct {
-	Available bool
-	Err       string // why not, or the last scrape error
-	Backend   string
-	Scrapes   int
+	Available bool   `json:"available"`
+	Err       string `json:"error,omitempty"` // why not, or the last scrape error
+	Backend   string `json:"backend"`
+	Scrapes   int    `json:"scrapes"`
 
-	PeakKVUsage float64 // 0..1
-	PeakRunning float64
-	PeakWaiting float64
-	MeanWaiting float64
+	PeakKVUsage float64 `json:"peak_kv_cache_usage"` // 0..1
+	PeakRunning float64 `json:"peak_running"`
+	PeakWaiting float64 `json:"peak_waiting"`
+	MeanWaiting float64 `json:"mean_waiting"`
 
-	Preemptions float64
+	Preemptions float64 `json:"preemptions"`
 	// PreemptionsPer100 is per 100 requests sent, warm-up included (set by Attach).
-	PreemptionsPer100 float64
+	PreemptionsPer100 float64 `json:"preemptions_per_100_requests"`
 
-	PrefixHitRate    float64 // hits/queries over the run, or the gauge; -1 unknown
-	SpecAcceptance   float64 // accepted/draft tokens over the run; -1 unknown
-	SpecMeanAccepted float64 // 1 + accepted/drafts: tokens per step
+	PrefixHitRate    float64 `json:"prefix_cache_hit_rate"`       // hits/queries over the run, or the gauge; -1 unknown
+	SpecAcceptance   float64 `json:"spec_decode_acceptance"`      // accepted/draft tokens over the run; -1 unknown
+	SpecMeanAccepted float64 `json:"spec_decode_tokens_per_step"` // 1 + accepted/drafts: tokens per step
 
-	MeanQueueTime   time.Duration // server-side, over the run; -1 unknown
-	GeneratedTokens float64
+	MeanQueueTime   time.Duration `json:"mean_queue_time_ns"` // server-side, over the run; -1 unknown
+	GeneratedTokens float64       `json:"generated_tokens"`
 }
 
 // Watcher scrapes a target's /metrics before, during and after a run,

@@ -18,9 +18,9 @@ const (
 
 // Verdict is the run's bottleneck with the evidence behind it.
 type Verdict struct {
-	Bottleneck string
-	Summary    string
-	Evidence   []string
+	Bottleneck string   `json:"bottleneck"`
+	Summary    string   `json:"summary"`
+	Evidence   []string `json:"evidence"`
 }
 
 // Thresholds of the verdict; the same spirit as the shipped recording

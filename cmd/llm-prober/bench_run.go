@@ -169,7 +169,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 	if jo != nil {
 		head := append(res.report.VLLMKeys(),
 			loadtest.KV{Key: "model_id", Value: env.target.Model},
-			loadtest.KV{Key: "backend", Value: "openai-" + b.api},
+			loadtest.KV{Key: "backend", Value: vllmBackend(b.api)},
 			loadtest.KV{Key: "llm_prober_prompt_sizing", Value: env.sizing.Describe()},
 			loadtest.KV{Key: "llm_prober_server", Value: res.server},
 			loadtest.KV{Key: "llm_prober_verdict", Value: res.verdict})
@@ -201,4 +201,12 @@ func (env *benchEnv) failOn(rep *loadtest.Report) int {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// vllmBackend is vllm bench's name for the endpoint used.
+func vllmBackend(api string) string {
+	if api == "completions" {
+		return "openai"
+	}
+	return "openai-chat"
 }

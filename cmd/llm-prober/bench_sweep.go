@@ -30,7 +30,6 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			rates = append(rates, r)
 		}
 	}
-	var last *benchResult
 	cfg := loadtest.SweepConfig{Rates: rates, Steps: b.sweepSteps, Refine: b.sweepRefine, KneeGoodput: b.kneeGoodput,
 		Run: func(ctx context.Context, kind string, rate float64) (*loadtest.Point, error) {
 			o := env.options(rate, 0)
@@ -52,7 +51,6 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			if err != nil {
 				return nil, err
 			}
-			last = res
 			fmt.Fprintf(env.log, "%s%.2f req/s achieved, %.2f%% good, p99 TTFT %.1f ms, %s\n", label,
 				res.report.RequestThroughput, res.report.GoodputPercent, res.report.TTFT.Value(99), res.verdict.Bottleneck)
 			return &loadtest.Point{Report: res.report, Verdict: res.verdict.Bottleneck}, nil
@@ -64,7 +62,6 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	_ = last
 	if b.curve != "" {
 		f, err := os.Create(b.curve)
 		if err != nil {
