@@ -35,8 +35,10 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 		}
 	}
 	want := b.numPrompts + b.warmupRequests()
-	if b.duration > 0 || b.sweep {
-		want = 0
+	if b.duration > 0 || b.sweep || b.rates != "" {
+		// Runs of unknown length cycle through a pool: sizing every entry
+		// of a 90,000-conversation file would take a tokenize call each.
+		want = datasetPool
 	}
 	do := loadtest.DatasetOptions{Seed: b.seed, Want: want, Tok: tk, Sizing: z}
 	switch b.dataset {
@@ -66,6 +68,9 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 	}
 	return w, z, nil
 }
+
+// datasetPool is how many dataset entries a run of unknown length keeps.
+const datasetPool = 10000
 
 // warmupRequests is --warmup as a count (0 if it is a duration).
 func (b *benchFlags) warmupRequests() int {
