@@ -132,6 +132,7 @@ func (f *proberFlags) run() int {
 		st, ok := a.servers.ServerStatus(target)
 		return st.RequestsWaiting, ok && !math.IsNaN(st.RequestsWaiting)
 	})
+	a.scheduler.DetectRestarts(a.servers) // warm-up after a server restart
 	reg.MustRegister(prober.NewTargetInfo(a.safe.Get), a.servers)
 
 	if err := a.reload(); err != nil {
