@@ -32,7 +32,7 @@ modules:
 
 // loadConfig writes yml to dir/llm-prober.yml and loads it, so relative
 // file_sd paths resolve against dir as in production.
-func loadConfig(t *testing.T, dir, yml string) *config.Config {
+func loadConfig(t testing.TB, dir, yml string) *config.Config {
 	t.Helper()
 	path := filepath.Join(dir, "llm-prober.yml")
 	if err := os.WriteFile(path, []byte(modulesYAML+yml), 0o644); err != nil {

@@ -71,10 +71,18 @@ func main() {
 	// One interval for every job's first (random-phase) slot, then count a
 	// whole interval at the servers.
 	time.Sleep(*interval + 2*time.Second)
-	cpu0 := cpus(fleet)
+	cpu0, base0 := cpus(fleet), delays(fleet)
 	counts := srv.window(*interval)
-	cpu := cpus(fleet)
+	cpu, base1 := cpus(fleet), delays(fleet)
 	fmt.Printf("window of one interval: %s\n", histogram(counts[:*n]))
+	// The same window's schedule delay: the baseline the change is
+	// compared with (on a shared machine, its load shows here).
+	var baseline *dto.Histogram
+	for i := range fleet {
+		baseline = add(baseline, sub(base1[i], base0[i]))
+	}
+	fmt.Printf("fleet schedule delay, steady interval: p50 %s p99 %s, %s within 10 ms (%d probes), load %s\n",
+		ms(quantile(baseline, 0.5)), ms(quantile(baseline, 0.99)), fraction(baseline, 0.01), baseline.GetSampleCount(), loadavg())
 	for i, r := range fleet {
 		fmt.Printf("shard %d: CPU %.3f cores, RSS %.0f MB\n", i, (cpu[i]-cpu0[i]).Seconds()/interval.Seconds(), float64(procRSS(r.pid()))/(1<<20))
 	}
@@ -115,7 +123,8 @@ func main() {
 			i, ms(quantile(d, 0.5)), ms(quantile(d, 0.99)), fraction(d, 0.01), d.GetSampleCount())
 		merged = add(merged, d)
 	}
-	fmt.Printf("fleet schedule delay since the change: p99 %s, %s within 10 ms\n", ms(quantile(merged, 0.99)), fraction(merged, 0.01))
+	fmt.Printf("fleet schedule delay, interval after the change: p50 %s p99 %s, %s within 10 ms (%d probes), load %s\n",
+		ms(quantile(merged, 0.5)), ms(quantile(merged, 0.99)), fraction(merged, 0.01), merged.GetSampleCount(), loadavg())
 	for _, r := range fleet {
 		r.stop()
 	}
