@@ -76,6 +76,9 @@ func probePhases(e *prober.HistoryEntry) string {
 	row("Started", res.Start.UTC().Format(time.RFC3339Nano))
 	row("Finished", e.End.UTC().Format(time.RFC3339Nano))
 	row("Outcome", outcome(e))
+	if res.Warmup != "" {
+		row("Warm-up", "after a target restart ("+res.Warmup+"): kept out of the SLO and goodput counters")
+	}
 	if phase := res.Reason.TimeoutPhase(); phase != "" {
 		row("Timed out", phase)
 	}
