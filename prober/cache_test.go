@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -216,9 +217,12 @@ func TestPromptTokensTooShortForTheModule(t *testing.T) {
 	target.Backend = config.BackendVLLM
 	client, _ := NewClient(target, time.Minute)
 	defer client.CloseIdleConnections()
-	r := RunWithOptions(t.Context(), client, target, m, "x", "test", RunOptions{})
-	if r.Reason != ReasonOther || r.Err == nil {
-		t.Fatalf("reason %q err %v, want other: the prompt alone is longer than prompt_tokens", r.Reason, r.Err)
+	profile := NewPromptProfile()
+	for i := range 2 {
+		r := RunWithOptions(t.Context(), client, target, m, "x", "test", RunOptions{Profile: profile})
+		if r.Reason != ReasonOther || r.Err == nil || !strings.Contains(r.Err.Error(), "more than prompt_tokens 16") {
+			t.Fatalf("probe %d: reason %q err %v, want other: the prompt alone is longer than prompt_tokens", i, r.Reason, r.Err)
+		}
 	}
 }
 

@@ -74,6 +74,9 @@ type PromptProfile struct {
 	exact           bool // the last count was prompt_tokens exactly
 	lastMeasured    int  // the last count (tokenize or usage)
 	lastMeasuredUse bool // lastMeasured came from usage
+	// err: prompt_tokens cannot be met (the module's own text is longer);
+	// every later probe fails with it.
+	err error
 }
 
 // NewPromptProfile returns an empty profile.
@@ -175,6 +178,9 @@ func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *confi
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := m.PromptTokens
+	if p.err != nil {
+		return 0, 0, p.err
+	}
 	if p.perWord == 0 {
 		p.perWord = 1
 		own := len(strings.Fields(m.Prompt))
@@ -244,7 +250,8 @@ func (p *PromptProfile) measured(n, got int, usage bool) error {
 	}
 	base := got - p.pads
 	if p.words == 0 && got > n {
-		return fail(ReasonOther, fmt.Errorf("the module's own messages or prompt are %d tokens, more than prompt_tokens %d", base, n))
+		p.err = fail(ReasonOther, fmt.Errorf("the module's own messages or prompt are %d tokens, more than prompt_tokens %d", base, n))
+		return p.err
 	}
 	// Only a slope between distant points is trusted: neighbouring
 	// word counts differ by a few words of uneven length.
