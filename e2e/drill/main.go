@@ -38,15 +38,25 @@ var personalities = []string{"healthy", "slow", "saturated", "dead", "prober"}
 // silent, and mustNot alerts must stay silent where listed. The saturated
 // server's probes time out while queued (timeout_first_token), so it pages
 // on availability and goodput, not on latency (no probe succeeds to be slow).
+// Burn-rate alerts are one row per window ("<alert> 1h/5m"). The 1d/2h and
+// 3d/6h tickets (for: 1h, 3h) outlast any drill: they must be pending.
 var full = mode{
 	name: "full", killTargetAt: 5 * time.Minute, killProberAt: 25 * time.Minute, observeAfter: 6 * time.Minute,
 	expect: map[string][]string{
-		"slow":      {"LLMProberLatencyBudgetBurn", "LLMProberGoodputBudgetBurn"},
-		"saturated": {"LLMProberAvailabilityBudgetBurn", "LLMProberGoodputBudgetBurn", "LLMProberKVCacheNearFull", "LLMProberHighPreemptionRate", "LLMProberRequestsQueueing"},
-		"dead":      {"LLMProberTargetUnreachable", "LLMProberAvailabilityBudgetBurn", "LLMProberGoodputBudgetBurn", "LLMProberProbesFailing", "LLMProberServerMetricsScrapeFailing"},
+		"slow":      {page("LLMProberLatencyBudgetBurn"), page("LLMProberGoodputBudgetBurn"), "LLMProberLatencyBudgetBurn 6h/30m", "LLMProberGoodputBudgetBurn 6h/30m"},
+		"saturated": {page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn"), "LLMProberAvailabilityBudgetBurn 6h/30m", "LLMProberGoodputBudgetBurn 6h/30m", "LLMProberKVCacheNearFull", "LLMProberHighPreemptionRate", "LLMProberRequestsQueueing"},
+		"dead":      {page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn"), "LLMProberAvailabilityBudgetBurn 6h/30m", "LLMProberGoodputBudgetBurn 6h/30m", "LLMProberTargetUnreachable", "LLMProberProbesFailing", "LLMProberServerMetricsScrapeFailing"},
 		"prober":    {"LLMProberDown"},
 	},
+	expectPending: map[string][]string{
+		"slow":      {"LLMProberLatencyBudgetBurn 1d/2h", "LLMProberLatencyBudgetBurn 3d/6h"},
+		"saturated": {"LLMProberAvailabilityBudgetBurn 1d/2h", "LLMProberAvailabilityBudgetBurn 3d/6h"},
+		"dead":      {"LLMProberAvailabilityBudgetBurn 1d/2h", "LLMProberAvailabilityBudgetBurn 3d/6h"},
+	},
 }
+
+// page names the 1h/5m window of a burn-rate alert.
+func page(alert string) string { return alert + " 1h/5m" }
 
 // quick covers the short windows in about 7 minutes: the 1h/5m burn
 // pages, the persistent queue, and the dead prober's alerts resolving
@@ -54,9 +64,9 @@ var full = mode{
 var quick = mode{
 	name: "quick", killTargetAt: time.Minute, killProberAt: 6 * time.Minute, observeAfter: 75 * time.Second,
 	expect: map[string][]string{
-		"slow":      {"LLMProberLatencyBudgetBurn", "LLMProberGoodputBudgetBurn"},
-		"saturated": {"LLMProberAvailabilityBudgetBurn", "LLMProberGoodputBudgetBurn", "LLMProberRequestsQueueing"},
-		"dead":      {"LLMProberAvailabilityBudgetBurn", "LLMProberGoodputBudgetBurn"},
+		"slow":      {page("LLMProberLatencyBudgetBurn"), page("LLMProberGoodputBudgetBurn")},
+		"saturated": {page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn"), "LLMProberRequestsQueueing"},
+		"dead":      {page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn")},
 	},
 	expectPending: map[string][]string{
 		"dead":   {"LLMProberTargetUnreachable", "LLMProberProbesFailing"},
@@ -316,7 +326,8 @@ func alertNamesIn(file string) ([]string, error) {
 	var f struct {
 		Groups []struct {
 			Rules []struct {
-				Alert string `yaml:"alert"`
+				Alert  string            `yaml:"alert"`
+				Labels map[string]string `yaml:"labels"`
 			} `yaml:"rules"`
 		} `yaml:"groups"`
 	}
@@ -327,9 +338,13 @@ func alertNamesIn(file string) ([]string, error) {
 	seen := map[string]bool{}
 	for _, g := range f.Groups {
 		for _, r := range g.Rules {
-			if r.Alert != "" && !seen[r.Alert] {
-				seen[r.Alert] = true
-				out = append(out, r.Alert)
+			name := r.Alert
+			if l := r.Labels["long"]; l != "" {
+				name += " " + l + "/" + r.Labels["short"]
+			}
+			if name != "" && !seen[name] {
+				seen[name] = true
+				out = append(out, name)
 			}
 		}
 	}

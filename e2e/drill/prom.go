@@ -135,7 +135,11 @@ func (t *tracker) poll(ctx context.Context) error {
 				who = tg
 			}
 		}
-		k := alertKey{a.Labels["alertname"], who}
+		name := a.Labels["alertname"]
+		if l := a.Labels["long"]; l != "" {
+			name += " " + l + "/" + a.Labels["short"] // one row per burn-rate window
+		}
+		k := alertKey{name, who}
 		if a.State == "firing" || active[k] == "" {
 			active[k] = a.State
 		}
