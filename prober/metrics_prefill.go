@@ -64,7 +64,8 @@ func (s *schedule) recordPrefill(r *Result, end time.Time) {
 			if p.pairTTFT[i] == nil {
 				p.pairTTFT[i] = exposition.NewHistogram(pairTTFTSpec, end)
 			}
-			p.pairTTFT[i].Observe(x.TTFT.Seconds(), x.ID, end)
+			// Both carry the pair's probe id, which /logs resolves.
+			p.pairTTFT[i].Observe(x.TTFT.Seconds(), r.ID, end)
 		}
 		if w.TTFT > 0 {
 			p.speedup, p.hasSpeedup = r.TTFT.Seconds()/w.TTFT.Seconds(), true
