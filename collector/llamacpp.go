@@ -14,6 +14,10 @@ func init() {
 			{Family: famKVCacheUsage, Sources: []Source{{Name: "llamacpp:kv_cache_usage_ratio"}}},
 			{Family: famRequestsRunning, Sources: []Source{{Name: "llamacpp:requests_processing"}}},
 			{Family: famRequestsWaiting, Sources: []Source{{Name: "llamacpp:requests_deferred"}}},
+			// Every prompt token is looked up in the slot's cache: the
+			// queries are the uncached and the cached ones.
+			{Family: famPrefixCacheQueries, All: true, Sources: []Source{
+				{Name: "llamacpp:prompt_tokens_total"}, {Name: "llamacpp:prompt_tokens_cached_total"}}},
 			{Family: famPrefixCacheHits, Sources: []Source{{Name: "llamacpp:prompt_tokens_cached_total"}}},
 			{Family: famPromptTokens, All: true, Sources: []Source{
 				{Name: "llamacpp:prompt_tokens_total"}, {Name: "llamacpp:prompt_tokens_cached_total"}}},

@@ -21,6 +21,10 @@ func init() {
 			{Family: famRequestsRunning, Sources: []Source{{Name: "sglang:num_running_reqs"}}},
 			{Family: famRequestsWaiting, Sources: []Source{{Name: "sglang:num_queue_reqs"}}},
 			{Family: famPreemptions, Sources: []Source{{Name: "sglang:num_retracted_requests_total"}}},
+			// prompt_tokens counts every prompt token of a finished
+			// request, cached_tokens the cached ones (by cache_source in
+			// newer releases, summed here): hits over queries per token.
+			{Family: famPrefixCacheQueries, Sources: []Source{{Name: "sglang:prompt_tokens_total"}}},
 			{Family: famPrefixCacheHits, Sources: []Source{{Name: "sglang:cached_tokens_total"}}},
 			{Family: famPrefixCacheHitRatio, Sources: []Source{{Name: "sglang:cache_hit_rate"}}},
 			{Family: famPromptTokens, Sources: []Source{{Name: "sglang:prompt_tokens_total"}}},
