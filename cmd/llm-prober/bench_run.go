@@ -42,6 +42,7 @@ type benchResult struct {
 func (b *benchFlags) run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	loadtest.TuneGC() // here, not in main: tests share their process
 	code, err := b.main(ctx, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "llm-prober bench:", err)
@@ -50,7 +51,6 @@ func (b *benchFlags) run() int {
 }
 
 func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) {
-	loadtest.TuneGC()
 	env := &benchEnv{b: b, out: out, log: log}
 	var err error
 	if env.slo, err = loadtest.ParseSLO(b.goodput); err != nil {

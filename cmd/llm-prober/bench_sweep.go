@@ -86,17 +86,14 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		}
 		p.WriteText(env.out)
 	}
+	if sw.Knee == nil && len(env.conds) > 0 {
+		fmt.Fprintln(env.log, "fail-on: no rate met the goodput target")
+		return exitFailOn, nil
+	}
 	if sw.Knee == nil {
-		return max(exitFailOn*boolInt(len(env.conds) > 0), 0), nil
+		return 0, nil
 	}
 	return env.failOn(sw.Knee.Report), nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // planOnly prints a capacity plan from --knee-rate without running.
