@@ -141,9 +141,10 @@ func TestExemplarResolvesInLogs(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		if m := regexp.MustCompile(`time_to_first_token_seconds_bucket\{.*# \{probe_id="([0-9a-f]{16})"\}`).FindSubmatch(b); m != nil {
+		if m := regexp.MustCompile(`time_to_first_token_seconds_bucket\{.*# \{probe_id="([0-9a-f]{16})",trace_id="0{16}([0-9a-f]{16})"\}`).FindSubmatch(b); m != nil {
 			id = string(m[1])
-			return true
+			// The trace id is the probe id, left-padded (prober/traceparent.go).
+			return string(m[2]) == id
 		}
 		return false
 	})
