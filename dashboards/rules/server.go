@@ -43,26 +43,35 @@ func serverRecordingGroup(c Config) Group {
 			Labels: map[string]string{"bottleneck": bottleneck}}
 	}
 	rules := []Rule{
-		rec("Fraction of proposed draft tokens the target model accepted.",
+		// Ratios of counters that stood still over the window (a server
+		// that never drafts, an idle one) record nothing, never NaN (0/0):
+		// every denominator is kept only where it is above 0.
+		rec("Fraction of proposed draft tokens the target model accepted; none\n"+
+			"where the server proposed no draft tokens over the window.",
 			"target_model:llm_prober_server_spec_decode_acceptance:ratio_rate5m", `
 sum by (<TM>) (rate(llm_prober_server_spec_decode_accepted_tokens_total{SEL}[5m]))
-/ sum by (<TM>) (rate(llm_prober_server_spec_decode_draft_tokens_total{SEL}[5m]))`),
-		rec("Tokens emitted per decoding step with speculation: 1 + accepted/drafts.",
+/ (sum by (<TM>) (rate(llm_prober_server_spec_decode_draft_tokens_total{SEL}[5m])) > 0)`),
+		rec("Tokens emitted per decoding step with speculation: 1 + accepted/drafts;\n"+
+			"none where the server drafted nothing over the window.",
 			"target_model:llm_prober_server_spec_decode_acceptance_length:mean5m", `
 1 + sum by (<TM>) (rate(llm_prober_server_spec_decode_accepted_tokens_total{SEL}[5m]))
-/ sum by (<TM>) (rate(llm_prober_server_spec_decode_drafts_total{SEL}[5m]))`),
-		rec("Prefix cache hit rate, in prompt tokens.",
+/ (sum by (<TM>) (rate(llm_prober_server_spec_decode_drafts_total{SEL}[5m])) > 0)`),
+		rec("Prefix cache hit rate, in prompt tokens; none without prompt tokens.",
 			"target_model:llm_prober_server_prefix_cache_hit:ratio_rate5m", `
 sum by (<TM>) (rate(llm_prober_server_prefix_cache_hits_total{SEL}[5m]))
-/ sum by (<TM>) (rate(llm_prober_server_prefix_cache_queries_total{SEL}[5m]))`),
-		rec("Preemptions per finished request (+Inf when preempting with nothing finishing).",
+/ (sum by (<TM>) (rate(llm_prober_server_prefix_cache_queries_total{SEL}[5m])) > 0)`),
+		rec("Preemptions per finished request (+Inf when preempting with nothing\n"+
+			"finishing; none when neither happens).",
 			"target_model:llm_prober_server_preemptions_per_request:ratio_rate5m", `
 sum by (<TM>) (rate(llm_prober_server_preemptions_total{SEL}[5m]))
-/ sum by (<TM>) (rate(llm_prober_server_requests_finished_total{SEL}[5m]))`),
-		rec("Mean queue time; 0 for servers that export no queue-time histogram.",
+/ (sum by (<TM>) (rate(llm_prober_server_requests_finished_total{SEL}[5m])) > 0)
+or
+(sum by (<TM>) (rate(llm_prober_server_preemptions_total{SEL}[5m])) > 0) / 0`),
+		rec("Mean queue time; 0 for servers that export no queue-time histogram\n"+
+			"and while nothing finished.",
 			"target_model:llm_prober_server_queue_time:mean5m", `
 sum by (<TM>) (rate(llm_prober_server_request_queue_time_seconds_sum{SEL}[5m]))
-/ sum by (<TM>) (rate(llm_prober_server_request_queue_time_seconds_count{SEL}[5m]))
+/ (sum by (<TM>) (rate(llm_prober_server_request_queue_time_seconds_count{SEL}[5m])) > 0)
 or
 0 * sum by (<TM>) (rate(llm_prober_server_time_to_first_token_seconds_count{SEL}[5m]))`),
 		rec("Share of the server's service time (request latency minus queue time)\n"+
@@ -70,13 +79,13 @@ or
 			"target_model:llm_prober_server_prefill_share:ratio_rate5m", `
 (
   sum by (<TM>) (rate(llm_prober_server_time_to_first_token_seconds_sum{SEL}[5m]))
-  / sum by (<TM>) (rate(llm_prober_server_time_to_first_token_seconds_count{SEL}[5m]))
+  / (sum by (<TM>) (rate(llm_prober_server_time_to_first_token_seconds_count{SEL}[5m])) > 0)
   - on (<TM>) group_left ()
   target_model:llm_prober_server_queue_time:mean5m
 )
 / (
   sum by (<TM>) (rate(llm_prober_server_e2e_request_latency_seconds_sum{SEL}[5m]))
-  / sum by (<TM>) (rate(llm_prober_server_e2e_request_latency_seconds_count{SEL}[5m]))
+  / (sum by (<TM>) (rate(llm_prober_server_e2e_request_latency_seconds_count{SEL}[5m])) > 0)
   - on (<TM>) group_left ()
   target_model:llm_prober_server_queue_time:mean5m
 )`),
