@@ -58,14 +58,14 @@ and on (target, model) max by (target, model) (llm_prober_server_kv_cache_usage_
 		WithPanel(p.ts("Speculative decoding acceptance rate",
 			"Share of proposed draft tokens the target model accepted: Δaccepted_tokens / Δdraft_tokens. Also shown per draft position.",
 			"percentunit", 8, 8, tsOpts{min: zero, max: one},
-			q{expr: ratioOfRates("llm_prober_server_spec_decode_accepted_tokens_total", "llm_prober_server_spec_decode_draft_tokens_total"), legend: "all {{target}} {{model}}"},
-			q{expr: e(`sum by (target, model, position) (rate(llm_prober_server_spec_decode_accepted_tokens_per_position_total{SEL}[$__rate_interval]))
-/ on (target, model) group_left () sum by (target, model) (rate(llm_prober_server_spec_decode_drafts_total{SEL}[$__rate_interval]))`), legend: "position {{position}} {{target}} {{model}}"}).
+			q{expr: drafting(ratioOfRates("llm_prober_server_spec_decode_accepted_tokens_total", "llm_prober_server_spec_decode_draft_tokens_total"), "llm_prober_server_spec_decode_draft_tokens_total"), legend: "all {{target}} {{model}}"},
+			q{expr: drafting(e(`sum by (target, model, position) (rate(llm_prober_server_spec_decode_accepted_tokens_per_position_total{SEL}[$__rate_interval]))
+/ on (target, model) group_left () sum by (target, model) (rate(llm_prober_server_spec_decode_drafts_total{SEL}[$__rate_interval]))`), "llm_prober_server_spec_decode_drafts_total"), legend: "position {{position}} {{target}} {{model}}"}).
 			NoValue(noDrafts)).
 		WithPanel(p.ts("Speculative decoding mean acceptance length",
 			"Tokens produced per speculative step: 1 + Δaccepted_tokens / Δdrafts.",
 			"short", 8, 8, tsOpts{min: one},
-			q{expr: "1 + " + ratioOfRates("llm_prober_server_spec_decode_accepted_tokens_total", "llm_prober_server_spec_decode_drafts_total"), legend: "{{target}} {{model}}"}).
+			q{expr: drafting("1 + "+ratioOfRates("llm_prober_server_spec_decode_accepted_tokens_total", "llm_prober_server_spec_decode_drafts_total"), "llm_prober_server_spec_decode_drafts_total"), legend: "{{target}} {{model}}"}).
 			NoValue(noDrafts)).
 		WithRow(p.row("Throughput")).
 		WithPanel(p.ts("Token throughput",

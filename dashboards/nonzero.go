@@ -12,3 +12,10 @@ func nonZero(rateExpr, counter, by string) string {
 	return e(rateExpr + `
 and on (` + by + `) (sum by (` + by + `) (increase(` + counter + `{SEL}[$__range])) > 0)`)
 }
+
+// drafting keeps a speculative-decoding ratio only where the server drafted
+// in the interval: counters that exist but stand still give 0/0 = NaN,
+// which would draw as NaN instead of the panel's noDrafts text.
+func drafting(ratio, counter string) string {
+	return "(" + ratio + ")\n" + e(`and on (target, model) (sum by (target, model) (rate(`+counter+`{SEL}[$__rate_interval])) > 0)`)
+}
