@@ -14,7 +14,7 @@ var serverBackends = map[string][]string{
 	"llm_prober_server_requests_running":                               {"vLLM", "SGLang", "TGI", "llama.cpp", "TensorRT-LLM"},
 	"llm_prober_server_requests_waiting":                               {"vLLM", "SGLang", "TGI", "llama.cpp", "TensorRT-LLM"},
 	"llm_prober_server_preemptions_total":                              {"vLLM", "SGLang"},
-	"llm_prober_server_prefix_cache_queries_total":                     {"vLLM"},
+	"llm_prober_server_prefix_cache_queries_total":                     {"vLLM", "SGLang", "llama.cpp"},
 	"llm_prober_server_prefix_cache_hits_total":                        {"vLLM", "SGLang", "llama.cpp"},
 	"llm_prober_server_spec_decode_drafts_total":                       {"vLLM", "llama.cpp"},
 	"llm_prober_server_spec_decode_draft_tokens_total":                 {"vLLM", "llama.cpp", "TensorRT-LLM"},
