@@ -58,3 +58,6 @@ go test -run='^$' -bench=. -benchtime=1x ./prober/ ./collector/ >/dev/null
 
 step "timing accuracy without the race detector (its bounds are the real ones)"
 go test -count=1 -run 'TestMeasurementAccuracy' -v ./prober/ | grep -E 'error over|^(---|ok|FAIL)'
+
+step "deploy: kustomize builds decoded strictly with k8s.io/api and prometheus-operator types, PrometheusRule vs alerts/*.yml (deploy/go.mod)"
+(cd deploy && go vet ./... && go test -race -count=1 ./...)
