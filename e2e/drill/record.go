@@ -31,8 +31,8 @@ var dropLabels = map[string]bool{"url": true, "version": true, "revision": true,
 
 func recordSeries(ctx context.Context, api promAPI, from, to time.Time, file string, r result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Recorded by the alert drill (%s) on %s: step %s, t=0 is %s after the drill's start.\n",
-		r.mode.name, r.start.UTC().Format("2006-01-02 15:04 MST"), recordStep, dur(from.Sub(r.start)))
+	fmt.Fprintf(&b, "# Recorded by the alert drill (%s) on %s: step %s, t=0 is %s before the drill's start.\n",
+		r.mode.name, r.start.UTC().Format("2006-01-02 15:04 MST"), recordStep, dur(r.start.Sub(from)))
 	fmt.Fprintf(&b, "# The dead target was killed at t=%s, llm-prober at t=%s.\n",
 		dur(r.targetKilled.Sub(from)), dur(r.proberKilled.Sub(from)))
 	b.WriteString("input_series:\n")
