@@ -21,6 +21,9 @@ type Sizing struct {
 	// Checked prompts were re-counted after sizing; MaxError is the largest
 	// difference seen, in tokens.
 	Checked, MaxError int
+	// Dataset is set when the prompts came from a file: each was counted
+	// (by the tokenizer, or from words with the calibrated ratio).
+	Dataset bool
 }
 
 // words is how many vocabulary words make tokens tokens; nil-safe.
@@ -35,6 +38,12 @@ func (z *Sizing) words(tokens int) int {
 func (z *Sizing) Describe() string {
 	if z == nil {
 		return "prompt lengths assumed at 1 token per word"
+	}
+	switch {
+	case z.Dataset && z.Method == "tokenize":
+		return "prompt lengths exact: every dataset prompt counted by the server's tokenize endpoint"
+	case z.Dataset && z.Method == "usage":
+		return fmt.Sprintf("prompt lengths estimated from words at %.3f tokens per word (calibrated from usage.prompt_tokens)", z.TokensPerWord)
 	}
 	switch z.Method {
 	case "tokenize":

@@ -43,6 +43,7 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 	do := loadtest.DatasetOptions{Seed: b.seed, Want: want, Tok: tk, Sizing: z}
 	switch b.dataset {
 	case "sharegpt", "jsonl":
+		z.Dataset = true
 		if b.datasetPath == "" {
 			return nil, nil, fmt.Errorf("--dataset-name %s needs --dataset-path", b.dataset)
 		}
