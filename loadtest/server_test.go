@@ -63,7 +63,9 @@ func TestVerdictBatchAndOptimal(t *testing.T) {
 		o.MaxRunning = c.maxRunning
 		_, tg, client := startMock(t, o)
 		w := Watch(t.Context(), client, tg, 20*time.Millisecond)
-		opts := baseOptions(tg, client, 8, 8)
+		// 32 output tokens: prefill stays a small share of E2EL even when
+		// a loaded machine delays some first tokens.
+		opts := baseOptions(tg, client, 8, 32)
 		opts.Concurrency, opts.NumPrompts = 4, 24
 		run, err := Execute(t.Context(), opts)
 		if err != nil {
