@@ -76,7 +76,6 @@ func main() {
 	}
 	buf := make([]byte, 6)
 	_, _ = out.Read(buf) // "ready\n"
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	url := "http://" + addr
 
 	loadtest.TuneGC() // as llm-prober bench does; for both clients
@@ -99,7 +98,11 @@ func main() {
 		fmt.Printf("  TTFT error p50/p99/max |err|: %s (%d)\n", summary(res.ttftErr, true), len(res.ttftErr))
 		fmt.Printf("  ITL  error p50/p99/max |err|: %s (%d)\n", summary(res.itlErr, true), len(res.itlErr))
 	}
-	fmt.Printf("  CPU %.2f cores (this process, wall %.1fs), peak RSS %d MiB\n", cpu.Seconds()/wall.Seconds(), wall.Seconds(), peakRSS()>>20)
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	mockCPU := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	fmt.Printf("  CPU %.2f cores (this process, wall %.1fs; the mock %.2f cores), peak RSS %d MiB\n",
+		cpu.Seconds()/wall.Seconds(), wall.Seconds(), mockCPU.Seconds()/wall.Seconds(), peakRSS()>>20)
 }
 
 type result struct {
