@@ -61,6 +61,7 @@ type app struct {
 	// first loaded (series cannot change it while running).
 	flagLocation string
 	location     *string
+	stopping     bool            // shutting down: discovery applies nothing (reloadMu)
 	board        *status.Tracker // last-hour windows for the status page
 	spans        spanExport      // probe spans over OTLP (tracing.otlp_endpoint)
 
@@ -166,6 +167,11 @@ loop:
 	// One deadline for everything, so the process exits within
 	// --shutdown.timeout however the time is spent.
 	deadline := time.Now().Add(f.shutdownTimeout)
+	// No discovery update may restart jobs once they stop.
+	a.fleet.Stop()
+	a.reloadMu.Lock()
+	a.stopping = true
+	a.reloadMu.Unlock()
 	if !a.scheduler.Stop(f.shutdownTimeout) {
 		level.Warn(logger).Log("msg", "in-flight probes did not stop in time", "timeout", f.shutdownTimeout)
 	}
@@ -238,6 +244,9 @@ func (a *app) applyDiscovered() {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
 	start := time.Now()
+	if a.stopping {
+		return
+	}
 	cfg := a.safe.Rederive()
 	if cfg == nil {
 		return
@@ -261,6 +270,12 @@ func checkConfig(file string) int {
 			fmt.Fprintln(os.Stderr, err)
 		}
 		return 1
+	}
+	if n := len(cfg.TargetDiscovery); n > 0 {
+		// Discovery itself is not run: the check does not reach an API
+		// server or an http_sd endpoint.
+		fmt.Printf("%s: OK (%d static targets, %d target_discovery entries, %d modules)\n", file, len(cfg.Targets), n, len(cfg.Modules))
+		return 0
 	}
 	fmt.Printf("%s: OK (%d targets, %d modules)\n", file, len(cfg.Targets), len(cfg.Modules))
 	return 0
