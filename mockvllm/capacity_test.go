@@ -34,40 +34,38 @@ func TestSaturationFromSettings(t *testing.T) {
 	}
 }
 
-// Each decode step takes ITL + PerSequence × running: with 4 requests
-// running, one stream's gaps are about 10 + 4×5 ms.
+// Each decode step takes ITL + PerSequence × running.
 func TestPerSequenceSlowsSteps(t *testing.T) {
 	o := fastOptions()
+	o.ITL, o.BatchSlowdown, o.PerSequence = Dist{Mean: 10 * time.Millisecond}, time.Millisecond, 5*time.Millisecond
+	e := &engine{o: &o, running: make([]*request, 4)}
+	if got := e.batchDelay(); got != 20*time.Millisecond {
+		t.Errorf("4 running: extra step time %v, want 4 × 5 ms (BatchSlowdown ignored)", got)
+	}
+	o.PerSequence = 0
+	if got := e.batchDelay(); got != 3*time.Millisecond {
+		t.Errorf("without PerSequence: %v, want 3 × BatchSlowdown", got)
+	}
+
+	// On the wire: a request alone takes at least TTFT + 9 × (10 + 5) ms
+	// from admission to its 10th token (the schedule is absolute, so
+	// lateness can only add).
+	o = fastOptions()
 	o.TTFT, o.ITL, o.BatchSlowdown, o.PerSequence = Dist{Mean: time.Millisecond}, Dist{Mean: 10 * time.Millisecond}, 0, 5*time.Millisecond
 	h := start(t, o)
-	done := make(chan Trace, 4)
-	for i := range 4 {
-		go func() {
-			id := "ps-" + string(rune('a'+i))
-			resp := h.post(t.Context(), "/v1/completions", map[string]any{"model": o.Model, "prompt": "x",
-				"max_tokens": 10, "ignore_eos": true, "stream": true}, "X-Request-Id", id)
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			tr, _ := h.s.Emissions(id)
-			done <- tr
-		}()
+	resp := h.post(t.Context(), "/v1/completions", map[string]any{"model": o.Model, "prompt": "x",
+		"max_tokens": 10, "ignore_eos": true, "stream": true}, "X-Request-Id", "ps")
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	tr, _ := h.s.Emissions("ps")
+	var last time.Time
+	for _, c := range tr.Chunks {
+		if c.Content {
+			last = c.At
+		}
 	}
-	for range 4 {
-		tr := <-done
-		var content []time.Time
-		for _, c := range tr.Chunks {
-			if c.Content {
-				content = append(content, c.At)
-			}
-		}
-		if len(content) != 10 {
-			t.Fatalf("%d content chunks", len(content))
-		}
-		// The middle gaps run with all four in the batch.
-		gap := content[5].Sub(content[4])
-		if gap < 25*time.Millisecond || gap > 60*time.Millisecond {
-			t.Errorf("step with 4 running took %v, want about 30 ms", gap)
-		}
+	if span := last.Sub(tr.Scheduled); span < time.Millisecond+9*15*time.Millisecond-time.Millisecond {
+		t.Errorf("admission to 10th token %v, want ≥ 136 ms", span)
 	}
 }
 
