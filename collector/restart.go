@@ -18,8 +18,8 @@ import (
 // LastRestart returns the instant after which target's server last
 // restarted, as its scrapes show it: the new process's start time, kept
 // between the two scrapes that saw the old and the new process (the
-// clocks of prober and server may differ), or without a start time the
-// last scrape of the old process. ok is false when no restart was seen
+// clocks of prober and server may differ), or without a start time when
+// the last scrape of the old process was sent. ok is false when no restart was seen
 // since the prober started, or the target's server metrics are off.
 func (m *Manager) LastRestart(target string) (at time.Time, ok bool) {
 	m.mu.Lock()
@@ -54,17 +54,22 @@ func (s *scraper) logRestart(restarted bool) {
 }
 
 // restartOf tells whether cur comes from another server process than
-// prev, and since when (see LastRestart).
+// prev, and since when (see LastRestart): never before prev's request
+// went out, which the old process answered.
 func restartOf(prev, cur *snapshot) (time.Time, bool) {
 	if prev == nil || cur == nil || !cur.at.After(prev.at) {
 		return time.Time{}, false
+	}
+	lo := prev.sent
+	if lo.IsZero() || lo.After(prev.at) {
+		lo = prev.at
 	}
 	ps, pok := startTime(prev)
 	cs, cok := startTime(cur)
 	if pok && cok && cs > ps+1 { // a second of slack for float rounding
 		at := time.Unix(0, int64(cs*1e9))
-		if at.Before(prev.at) {
-			at = prev.at
+		if at.Before(lo) {
+			at = lo
 		}
 		if at.After(cur.at) {
 			at = cur.at
@@ -72,7 +77,7 @@ func restartOf(prev, cur *snapshot) (time.Time, bool) {
 		return at, true
 	}
 	if countersWentDown(prev, cur) {
-		return prev.at, true
+		return lo, true
 	}
 	return time.Time{}, false
 }

@@ -112,4 +112,16 @@ func TestRestartOfClampsStartTime(t *testing.T) {
 	if _, ok := restartOf(nil, cur); ok {
 		t.Error("first scrape taken for a restart")
 	}
+	// Counters down: the restart came after the old process answered,
+	// which was after the request of the last scrape that saw it went out.
+	ctr := func(at time.Time, v float64) *snapshot {
+		return &snapshot{at: at, sent: at.Add(-time.Second), samples: []sample{{fam: famPromptTokens, value: v}}}
+	}
+	prev = ctr(t0, 100)
+	if at, ok := restartOf(prev, ctr(t0.Add(time.Minute), 5)); !ok || !at.Equal(prev.sent) {
+		t.Errorf("counter down: %v, %v; want %v", at, ok, prev.sent)
+	}
+	if at, ok := restartOf(prev, ctr(t0.Add(time.Minute), 105)); ok {
+		t.Errorf("counter up taken for a restart at %v", at)
+	}
 }

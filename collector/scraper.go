@@ -48,6 +48,7 @@ func (c *counters) clone() *counters {
 // snapshot is the last successfully scraped data of a target.
 type snapshot struct {
 	at        time.Time
+	sent      time.Time // when its request went out (restart.go)
 	backend   string
 	samples   []sample
 	pt        []ptFamily
@@ -174,7 +175,7 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 		s.ctr.failures[serr.reason]++
 		s.lastOK, s.lastReason = false, serr.reason
 	} else {
-		snap.at = time.Now()
+		snap.at, snap.sent = time.Now(), start
 		restarted = s.noteRestart(snap) // before data is replaced
 		s.lastOK, s.lastReason, s.data, s.dropsCounted = true, "", snap, drops{}
 	}
