@@ -29,7 +29,12 @@ func init() {
 			{Family: famPrefixCacheHitRatio, Sources: []Source{{Name: "sglang:cache_hit_rate"}}},
 			{Family: famPromptTokens, Sources: []Source{{Name: "sglang:prompt_tokens_total"}}},
 			{Family: famGenerationTokens, Sources: []Source{{Name: "sglang:generation_tokens_total"}}},
-			// num_requests_total is not split by reason; only aborts are.
+			// num_requests_total (every finished request) is not split
+			// by reason: it is reason "finished", beside the aborts, so
+			// that per-request ratios (preemptions per request) have
+			// their denominator. Aborts may be in both.
+			{Family: famRequestsFinished, Sources: []Source{{Name: "sglang:num_requests_total",
+				Const: map[string]string{"reason": "finished"}}}},
 			{Family: famRequestsFinished, Sources: []Source{{Name: "sglang:num_aborted_requests_total",
 				Const: map[string]string{"reason": "abort"}}}},
 			{Family: famTTFT, Sources: []Source{{Name: "sglang:time_to_first_token_seconds"}}},

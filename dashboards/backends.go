@@ -22,7 +22,7 @@ var serverBackends = map[string][]string{
 	"llm_prober_server_spec_decode_accepted_tokens_per_position_total": {"vLLM", "llama.cpp"},
 	"llm_prober_server_prompt_tokens_total":                            {"vLLM", "SGLang", "TGI", "llama.cpp", "TensorRT-LLM"},
 	"llm_prober_server_generation_tokens_total":                        {"vLLM", "SGLang", "TGI", "llama.cpp", "TensorRT-LLM"},
-	"llm_prober_server_requests_finished_total":                        {"vLLM", "SGLang (aborts only)", "TGI", "TensorRT-LLM"},
+	"llm_prober_server_requests_finished_total":                        {"vLLM", "SGLang", "TGI", "TensorRT-LLM"},
 	"llm_prober_server_time_to_first_token_seconds":                    {"vLLM", "SGLang", "TensorRT-LLM"},
 	"llm_prober_server_inter_token_latency_seconds":                    {"vLLM", "SGLang"},
 	"llm_prober_server_time_per_output_token_seconds":                  {"vLLM", "TGI", "TensorRT-LLM"},
