@@ -1,8 +1,10 @@
 package prober
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -118,21 +120,42 @@ func TestWarmupClassify(t *testing.T) {
 }
 
 // restartableMock is a mock vLLM behind a fixed URL that can be replaced
-// by a new instance (a restarted server: its counters start from zero).
-// The first slow requests of a new instance take extra time, as a real
+// by a new instance (a restarted server: its counters start from zero),
+// or, with startTime, keep its instance and only report a new process
+// start time (the mocks share the test's process, hence its start time).
+// The first slow requests after a restart take extra time, as a real
 // server's first requests after a start do.
 type restartableMock struct {
-	cur  atomic.Pointer[mockvllm.Server]
-	slow atomic.Int64 // requests still to slow down
-	all  []*mockvllm.Server
-	mu   sync.Mutex
+	cur       atomic.Pointer[mockvllm.Server]
+	slow      atomic.Int64 // requests still to slow down
+	startTime atomic.Int64 // Unix seconds served as process_start_time_seconds; 0: the real one
+	all       []*mockvllm.Server
+	mu        sync.Mutex
 }
 
+var startTimeLine = regexp.MustCompile(`(?m)^process_start_time_seconds .*$`)
+
 func (m *restartableMock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/metrics" && m.startTime.Load() != 0 {
+		r.Header.Del("Accept-Encoding")
+		rec := httptest.NewRecorder()
+		m.cur.Load().ServeHTTP(rec, r)
+		w.Header().Set("Content-Type", rec.Header().Get("Content-Type"))
+		_, _ = w.Write(startTimeLine.ReplaceAll(rec.Body.Bytes(),
+			[]byte(fmt.Sprintf("process_start_time_seconds %d", m.startTime.Load()))))
+		return
+	}
 	if r.URL.Path != "/metrics" && m.slow.Add(-1) >= 0 {
 		time.Sleep(200 * time.Millisecond)
 	}
 	m.cur.Load().ServeHTTP(w, r)
+}
+
+// newStartTime restarts the server in its metrics only: same instance and
+// counters, a later process start time.
+func (m *restartableMock) newStartTime(slow int) {
+	m.slow.Store(int64(slow))
+	m.startTime.Store(time.Now().Unix())
 }
 
 func (m *restartableMock) restart(slow int) {
@@ -201,8 +224,17 @@ func readWarmupCounts(t *testing.T, m *Metrics) warmupCounts {
 // counters do not move; before the restart and after the warm-up every
 // probe counts as usual.
 func TestWarmupAfterMockRestart(t *testing.T) {
+	t.Run("new instance", func(t *testing.T) { testWarmupAfterMockRestart(t, false) })
+	// Counters that keep growing: only the start time tells.
+	t.Run("new start time", func(t *testing.T) { testWarmupAfterMockRestart(t, true) })
+}
+
+func testWarmupAfterMockRestart(t *testing.T, startTimeOnly bool) {
 	mock := &restartableMock{}
 	mock.restart(0)
+	if startTimeOnly {
+		mock.startTime.Store(time.Now().Add(-time.Hour).Unix())
+	}
 	t.Cleanup(mock.close)
 	srv := httptest.NewServer(mock)
 	t.Cleanup(srv.Close)
@@ -238,7 +270,11 @@ func TestWarmupAfterMockRestart(t *testing.T) {
 		case len(results) == 4:
 			// Restart between two probes of the job: none is in flight.
 			swapped = len(results) - 1
-			mock.restart(n)
+			if startTimeOnly {
+				mock.newStartTime(n)
+			} else {
+				mock.restart(n)
+			}
 		case swapped >= 0 && len(results) == swapped+1+n+3:
 			close(done)
 		}
