@@ -49,7 +49,7 @@ const (
 	WarmupFailure      = "failure"       // failed
 )
 
-// WarmupOutcomes lists the outcomes, for pre-initialising counters.
+// WarmupOutcomes lists the outcomes; each counter exists from the start.
 var WarmupOutcomes = []string{WarmupGood, WarmupSLOViolation, WarmupFailure}
 
 // warmupOutcome is the outcome label of a warm-up probe.
