@@ -135,7 +135,7 @@ func checkSecurity(t *testing.T, spec *corev1.PodSpec, c *corev1.Container) {
 }
 
 // The ConfigMap is mounted where --config.file points, and its config
-// passes the same checks as --config.check.
+// passes the same checks as --config.check (config.Load, CheckFiles).
 func checkConfig(t *testing.T, o *objects, spec *corev1.PodSpec, c *corev1.Container) {
 	file, ok := arg(c, "config.file")
 	if !ok {
@@ -163,6 +163,11 @@ func checkConfig(t *testing.T, o *objects, spec *corev1.PodSpec, c *corev1.Conta
 	cfg, err := config.Load([]byte(data), key)
 	if err != nil {
 		t.Fatalf("ConfigMap %s: %v", cmName, err)
+	}
+	// The rest of --config.check: files the config names must exist
+	// (none here, so no Secret has to be mounted for these).
+	for _, err := range config.CheckFiles(cfg) {
+		t.Errorf("ConfigMap %s: %v", cmName, err)
 	}
 	if len(cfg.TargetDiscovery) == 0 {
 		t.Errorf("ConfigMap %s discovers nothing", cmName)
