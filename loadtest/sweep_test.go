@@ -2,6 +2,8 @@ package loadtest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -34,6 +36,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 	}
 	_, tg, client := startMock(t, o)
 	slo := SLO{TTFT: 80 * time.Millisecond}
+	starved := ""
 	cfg := SweepConfig{Steps: 3, Refine: 3, KneeGoodput: 95,
 		Run: func(ctx context.Context, kind string, rate float64) (*Point, error) {
 			opts := baseOptions(tg, client, in, out)
@@ -44,13 +47,33 @@ func TestSweepFindsTheKnee(t *testing.T) {
 			case PointMax:
 				opts.Duration, opts.NumPrompts = 0, 96
 			}
-			run, err := Execute(ctx, opts)
-			if err != nil {
-				return nil, err
+			// A point measured while the machine was starved (our own sends
+			// late by tens of ms: everything else stalled too) says nothing
+			// about the server; measure it again, up to three times, and
+			// give up on the test (skip, not fail) if the machine stays so.
+			var rep *Report
+			for try := 0; ; try++ {
+				run, err := Execute(ctx, opts)
+				if err != nil {
+					return nil, err
+				}
+				rep = Summarize(run, slo, nil)
+				lag := rep.Lag.Value(99)
+				if kind != PointRate && kind != PointRefine || lag < 20 {
+					break
+				}
+				if try == 2 {
+					starved = fmt.Sprintf("%s %.1f req/s: p99 send lag %.0f ms three times", kind, rate, lag)
+					return nil, errStarved
+				}
+				t.Logf("%s %.1f req/s: p99 send lag %.0f ms, machine starved; again", kind, rate, lag)
 			}
-			return &Point{Report: Summarize(run, slo, nil)}, nil
+			return &Point{Report: rep}, nil
 		}}
 	sw, err := RunSweep(t.Context(), cfg)
+	if errors.Is(err, errStarved) {
+		t.Skipf("the machine is too busy to time a server: %s", starved)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,3 +94,5 @@ func TestSweepFindsTheKnee(t *testing.T) {
 		t.Errorf("SVG: %v", err)
 	}
 }
+
+var errStarved = errors.New("machine starved")
