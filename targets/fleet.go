@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"maps"
 	"slices"
@@ -85,7 +86,11 @@ func (f *Fleet) start() error {
 	if err != nil {
 		return err
 	}
-	f.mgr = discovery.NewManager(f.ctx, f.logger, f.reg, sdMetrics)
+	mgr := discovery.NewManager(f.ctx, f.logger, f.reg, sdMetrics)
+	if mgr == nil { // it logged why (its metrics could not be registered)
+		return errors.New("cannot start the discovery manager")
+	}
+	f.mgr = mgr
 	go func() { _ = f.mgr.Run() }()
 	go f.receive(f.mgr.SyncCh())
 	return nil
