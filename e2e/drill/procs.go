@@ -87,7 +87,7 @@ func waitHTTP(p *proc, u string, timeout time.Duration) error {
 		}
 		resp, err := http.Get(u)
 		if err == nil {
-			io.Copy(io.Discard, resp.Body)
+			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
