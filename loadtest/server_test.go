@@ -113,3 +113,60 @@ func TestTokenizeSizesPromptsExactly(t *testing.T) {
 		t.Errorf("usage calibration %+v, %v", u, err)
 	}
 }
+
+// With a sub-word tokenizer (3 bytes a token) and a chat template, prompts
+// are still exact through /tokenize: usage is the planned length plus the
+// template. Without /tokenize, usage calibration lands close.
+func TestSizingSubwordTokenizerAndTemplate(t *testing.T) {
+	o := fixedMock()
+	o.CharsPerToken, o.ChatTemplateTokens = 3, 5
+	_, tg, client := startMock(t, o)
+	tk, err := DetectTokenizer(t.Context(), client, tg.URL, tg.Model)
+	if err != nil || tk == nil {
+		t.Fatalf("tokenizer: %v", err)
+	}
+	z, err := SizeWithTokenizer(t.Context(), tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range z.Vocab {
+		if len(w) > 3 {
+			t.Fatalf("%q is more than one 3-byte token, yet in the vocabulary", w)
+		}
+	}
+	w := NewSynthetic(100, 2, 20, 0.2, 3, z)
+	if err := z.Check(t.Context(), tk, w, 8); err != nil || z.MaxError != 0 {
+		t.Fatalf("check %v, %+v", err, z)
+	}
+	opts := baseOptions(tg, client, 0, 0)
+	opts.Workload, opts.Rate, opts.NumPrompts = w, math.Inf(1), 8
+	run, err := Execute(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range run.Records {
+		if r.PromptTokens != r.PlannedPrompt+5 {
+			t.Errorf("request %d: usage %d prompt tokens, planned %d + 5 of template", r.Index, r.PromptTokens, r.PlannedPrompt)
+		}
+	}
+
+	o.NoTokenize = true
+	_, tg, client = startMock(t, o)
+	if tk, err := DetectTokenizer(t.Context(), client, tg.URL, tg.Model); tk != nil || err != nil {
+		t.Fatalf("a server without /tokenize: %v, %v", tk, err)
+	}
+	u, err := SizeFromUsage(t.Context(), client, tg, "chat")
+	if err != nil || u.Method != "usage" || u.TokensPerWord <= 1 || u.Overhead < 3 || u.Overhead > 7 {
+		t.Fatalf("usage calibration %+v, %v (want > 1 token a word, ~5 of template)", u, err)
+	}
+	opts.Target, opts.Client, opts.Workload = tg, client, NewSynthetic(200, 2, 0, 0, 4, u)
+	run, err = Execute(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range run.Records {
+		if got := float64(r.PromptTokens - 5); math.Abs(got-200)/200 > 0.15 {
+			t.Errorf("request %d: %g prompt tokens without the template, want 200 ± 15%%", r.Index, got)
+		}
+	}
+}

@@ -181,18 +181,9 @@ func fidelity(url string, reads []reading) (ttftErr, itlErr []time.Duration) {
 		}
 		start := rd.start.UnixNano()
 		ttftErr = append(ttftErr, time.Duration(start+int64(rd.ttft)-tt.Content[0]))
-		// One gap per chunk; a k-token chunk's gap is split k ways by the
-		// prober, so compare chunk gaps: sum each chunk's per-token gaps.
-		per := 1
-		if len(tt.Content) > 1 {
-			per = max(len(rd.itl)/(len(tt.Content)-1), 1)
-		}
-		for k := 0; k+1 < len(tt.Content) && (k+1)*per <= len(rd.itl); k++ {
-			var g time.Duration
-			for _, x := range rd.itl[k*per : (k+1)*per] {
-				g += x
-			}
-			itlErr = append(itlErr, g-time.Duration(tt.Content[k+1]-tt.Content[k]))
+		// One gap per chunk on both sides (the prober counts as vllm bench).
+		for k := 0; k+1 < len(tt.Content) && k < len(rd.itl); k++ {
+			itlErr = append(itlErr, rd.itl[k]-time.Duration(tt.Content[k+1]-tt.Content[k]))
 		}
 	}
 	return ttftErr, itlErr

@@ -71,7 +71,6 @@ func runOpenAI(o opts, url string) *result {
 		r.ok++
 		r.tokens += chunks * o.perChunk
 		if o.fidelity {
-			// Per chunk, like the trace: no per-token split here.
 			reads = append(reads, reading{id: id, start: start, ttft: first.Sub(start), itl: itl})
 		}
 	}
