@@ -178,7 +178,7 @@ func TestStaleDataDropped(t *testing.T) {
 	var fail atomic.Bool
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		if fail.Load() {
-			http.Error(w, "down", 503)
+			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
 		}
 		_, _ = w.Write([]byte(goodBody))

@@ -38,27 +38,27 @@ func (s *scraper) collect(ch chan<- prometheus.Metric, now time.Time, g *ptGuard
 	s.mu.Unlock()
 
 	name := s.spec.name
-	send(ch, descScrapes, prometheus.CounterValue, scrapes, name)
+	sendFixed(ch, descScrapes, prometheus.CounterValue, scrapes, name)
 	for r, v := range failures {
-		send(ch, descScrapeFailures, prometheus.CounterValue, v, name, r)
+		sendFixed(ch, descScrapeFailures, prometheus.CounterValue, v, name, r)
 	}
 	if ran {
-		send(ch, descScrapeSuccess, prometheus.GaugeValue, boolFloat(ok), name)
-		send(ch, descScrapeDuration, prometheus.GaugeValue, dur.Seconds(), name)
+		sendFixed(ch, descScrapeSuccess, prometheus.GaugeValue, boolFloat(ok), name)
+		sendFixed(ch, descScrapeDuration, prometheus.GaugeValue, dur.Seconds(), name)
 	}
 	backend := string(s.spec.backend)
 	if data != nil {
 		backend = data.backend
 	}
 	if backend != "" && backend != "auto" {
-		send(ch, descBackendInfo, prometheus.GaugeValue, 1, name, backend)
+		sendFixed(ch, descBackendInfo, prometheus.GaugeValue, 1, name, backend)
 	}
 	var d drops
 	if data != nil {
 		age := now.Sub(data.at)
-		send(ch, descDataAge, prometheus.GaugeValue, age.Seconds(), name)
+		sendFixed(ch, descDataAge, prometheus.GaugeValue, age.Seconds(), name)
 		if len(s.res) > 0 {
-			send(ch, descPassthroughDropped, prometheus.GaugeValue, float64(data.ptDropped), name)
+			sendFixed(ch, descPassthroughDropped, prometheus.GaugeValue, float64(data.ptDropped), name)
 		}
 		if age <= s.spec.staleAfter() { // old data must not pass for current
 			d = s.emitData(ch, data, g)
@@ -66,7 +66,7 @@ func (s *scraper) collect(ch chan<- prometheus.Metric, now time.Time, g *ptGuard
 	}
 	for r, v := range s.countDrops(data, d) {
 		if v > 0 {
-			send(ch, descDroppedSeries, prometheus.CounterValue, v, name, dropReasons[r])
+			sendFixed(ch, descDroppedSeries, prometheus.CounterValue, v, name, dropReasons[r])
 		}
 	}
 }
@@ -150,6 +150,12 @@ func emitPassthrough(ch chan<- prometheus.Metric, pf *ptFamily, help string, ps 
 
 // send drops a metric that cannot be built (e.g. a label value that is not
 // UTF-8) rather than failing the whole gather.
+// sendFixed sends one of the collector's own health series: their
+// descriptors and label counts are fixed, so building them cannot fail.
+func sendFixed(ch chan<- prometheus.Metric, d *prometheus.Desc, vt prometheus.ValueType, v float64, lv ...string) {
+	_ = send(ch, d, vt, v, lv...)
+}
+
 func send(ch chan<- prometheus.Metric, d *prometheus.Desc, vt prometheus.ValueType, v float64, lv ...string) error {
 	m, err := prometheus.NewConstMetric(d, vt, v, lv...)
 	return sendMetric(ch, m, err)

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -199,13 +198,4 @@ func failures(t *testing.T, g prometheus.Gatherer, target, reason string) float6
 		t.Fatalf("want one failures series for %s/%s, got %d", target, reason, len(s))
 	}
 	return s[0].GetCounter().GetValue()
-}
-
-func hasPrefix(names []string, p string) bool {
-	for _, n := range names {
-		if strings.HasPrefix(n, p) {
-			return true
-		}
-	}
-	return false
 }

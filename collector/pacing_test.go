@@ -19,7 +19,10 @@ func TestScrapesShareOneConcurrencyCap(t *testing.T) {
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
-		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		for p := peak.Load(); n > p; p = peak.Load() {
+			if peak.CompareAndSwap(p, n) {
+				break
+			}
 		}
 		select {
 		case <-release:

@@ -52,7 +52,7 @@ func TestHostileConfigs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err, alloc := loadBounded(t, data, f)
+			alloc, err := loadBounded(t, data, f)
 			if alloc > hostileAllocBound {
 				t.Errorf("Load allocated %d MiB", alloc>>20)
 			}
@@ -75,7 +75,7 @@ func TestHostileConfigs(t *testing.T) {
 
 // loadBounded runs Load and returns its error and the bytes it allocated;
 // it fails the test if Load does not return within hostileTimeBound.
-func loadBounded(t *testing.T, data []byte, file string) (error, uint64) {
+func loadBounded(t *testing.T, data []byte, file string) (uint64, error) {
 	t.Helper()
 	type result struct {
 		err   error
@@ -91,9 +91,9 @@ func loadBounded(t *testing.T, data []byte, file string) (error, uint64) {
 	}()
 	select {
 	case r := <-done:
-		return r.err, r.alloc
+		return r.alloc, r.err
 	case <-time.After(hostileTimeBound):
 		t.Fatalf("Load did not return within %s", hostileTimeBound)
-		return nil, 0
+		return 0, nil
 	}
 }

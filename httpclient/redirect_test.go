@@ -99,8 +99,7 @@ func TestRedirectToAnotherOriginCarriesNoSecret(t *testing.T) {
 // A redirect on the same origin is still followed when asked for; one
 // that turns a POST into a GET is not.
 func TestRedirectSameOriginFollowedMethodKept(t *testing.T) {
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/moved":
 			http.Redirect(w, r, "/v1/completions", http.StatusPermanentRedirect)

@@ -43,7 +43,7 @@ func parseRequest(body io.Reader, chat bool) (*genRequest, error) {
 		return nil, errors.New("prompt: field required")
 	}
 	if g.StreamOptions != nil && !g.Stream {
-		return nil, errors.New("Stream options can only be defined when `stream=True`.")
+		return nil, errors.New("Stream options can only be defined when `stream=True`.") //nolint:revive,staticcheck // vLLM's own message, verbatim
 	}
 	if g.MinTokens < 0 {
 		return nil, errors.New("min_tokens must be greater than or equal to 0")
@@ -67,12 +67,6 @@ func (g *genRequest) maxTokens(def int) (int, error) {
 		return 0, fmt.Errorf("min_tokens must be less than or equal to max_tokens=%d, got %d", n, g.MinTokens)
 	}
 	return n, nil
-}
-
-// promptTokens counts the prompt as the mock's tokenizer does (see
-// tokens); at least 1.
-func (g *genRequest) promptTokens(charsPerToken int) int {
-	return max(len(g.tokens(charsPerToken)), 1)
 }
 
 // tokens is the mock's tokenizer: every whitespace-separated word of the

@@ -87,7 +87,7 @@ func TestCacheModesAgainstMockPrefixCache(t *testing.T) {
 	p := newPrefillMock(t, nil)
 	const n = 1024
 	// Wide margins: the machine running the tests may be busy.
-	const warmMax, coldMin = 60 * time.Millisecond, 100 * time.Millisecond
+	const warmMax, coldFloor = 60 * time.Millisecond, 100 * time.Millisecond
 	for _, c := range []struct {
 		name    string
 		backend config.Backend
@@ -109,7 +109,7 @@ func TestCacheModesAgainstMockPrefixCache(t *testing.T) {
 			fastestWarm, bestSpeedup := time.Hour, 0.0
 			for i, r := range rs {
 				cold := c.cache != config.CacheWarm || i == 0
-				if cold && (r.CachedTokens != 0 || r.TTFT < coldMin) {
+				if cold && (r.CachedTokens != 0 || r.TTFT < coldFloor) {
 					t.Errorf("probe %d: cold, but %d tokens cached, TTFT %v", i, r.CachedTokens, r.TTFT)
 				}
 				if !cold {

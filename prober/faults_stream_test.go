@@ -146,11 +146,11 @@ func TestFaultSlowDrip(t *testing.T) {
 			t.Errorf("output %q, %d chunks, %d tokens", r.Output, r.ContentChunks, r.OutputTokens)
 		}
 		// Sleeps last at least their duration: lower bounds are exact.
-		if min := time.Duration(firstEnd-1) * perByte; r.TTFT < min {
-			t.Errorf("TTFT %s before the first event was complete (%s)", r.TTFT, min)
+		if least := time.Duration(firstEnd-1) * perByte; r.TTFT < least {
+			t.Errorf("TTFT %s before the first event was complete (%s)", r.TTFT, least)
 		}
-		if min := time.Duration(total-1) * perByte; r.E2EL < min {
-			t.Errorf("E2EL %s before the stream was complete (%s)", r.E2EL, min)
+		if least := time.Duration(total-1) * perByte; r.E2EL < least {
+			t.Errorf("E2EL %s before the stream was complete (%s)", r.E2EL, least)
 		}
 		if len(r.ITL) != 1 || r.ITL[0] < time.Duration(len(events[1]))*perByte {
 			t.Errorf("ITL %v, want one gap of at least %s", r.ITL, time.Duration(len(events[1]))*perByte)

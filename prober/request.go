@@ -18,13 +18,9 @@ func endpointPath(api config.API) string {
 	return "/v1/chat/completions"
 }
 
-// requestBody builds the JSON body of a streaming request.
-func requestBody(t *config.Target, m *config.Module) ([]byte, error) {
-	return requestBodyFor(t, m, nil)
-}
-
-// requestBodyFor is requestBody with the messages or prompt of in (a
-// sized or cold prompt, cache.go) and its cache_salt, if in is not nil.
+// requestBodyFor builds the JSON body of a streaming request, with the
+// messages or prompt of in (a sized or cold prompt, cache.go) and its
+// cache_salt if in is not nil.
 func requestBodyFor(t *config.Target, m *config.Module, in *input) ([]byte, error) {
 	body := map[string]any{}
 	for k, v := range m.ExtraBody {

@@ -45,7 +45,10 @@ func (h *holdServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	n := h.inFlight.Add(1)
 	defer h.inFlight.Add(-1)
-	for p := h.peak.Load(); n > p && !h.peak.CompareAndSwap(p, n); p = h.peak.Load() {
+	for p := h.peak.Load(); n > p; p = h.peak.Load() {
+		if h.peak.CompareAndSwap(p, n) {
+			break
+		}
 	}
 	h.requests.Add(1)
 	h.mu.Lock()
