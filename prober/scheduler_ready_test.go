@@ -48,3 +48,23 @@ func TestSchedulerReadersDoNotWaitForApply(t *testing.T) {
 	default:
 	}
 }
+
+// A job keeps a summary of its last probe, not the probe: no per-token
+// gaps, no answer, no connection.
+func TestSchedulerKeepsASummaryOfTheLastProbe(t *testing.T) {
+	_, srv := newHoldServer(t, 0)
+	s, _ := newTestScheduler(t)
+	s.Apply(schedConfig(srv.URL, 1, 200*time.Millisecond, 150*time.Millisecond, 4))
+	var last *Result
+	for deadline := time.Now().Add(10 * time.Second); last == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if st := s.Statuses(); len(st) == 1 {
+			last = st[0].Last
+		}
+	}
+	if last == nil || !last.Success() {
+		t.Fatalf("no successful probe: %+v", last)
+	}
+	if last.ContentChunks < 2 || last.ITL != nil || last.Output != "" || last.conn != nil || last.trace != nil {
+		t.Errorf("kept %d chunks' ITL %v, output %q, conn %v: want only the summary", last.ContentChunks, last.ITL, last.Output, last.conn)
+	}
+}
