@@ -44,6 +44,9 @@ func init() {
 			{Family: famKVBlocks, Sources: []Source{{Name: "sglang:cache_config_info", ValueLabel: "num_pages"}}},
 			{Family: famKVBlockSize, Sources: []Source{{Name: "sglang:cache_config_info", ValueLabel: "page_size"}}},
 			{Family: famStartTime, Sources: []Source{{Name: "process_start_time_seconds"}}},
+			// With --collect-tokens-histogram (tokenizer manager, model_name only).
+			{Family: famReqPromptTokens, Sources: []Source{{Name: "sglang:prompt_tokens_histogram"}}},
+			{Family: famReqGenTokens, Sources: []Source{{Name: "sglang:generation_tokens_histogram"}}},
 		},
 	})
 }
