@@ -7,10 +7,10 @@ import "github.com/grafana/grafana-foundation-sdk/go/dashboard"
 func workloadShape(b *dashboard.DashboardBuilder, p *panelIDs) *dashboard.DashboardBuilder {
 	return b.WithRow(p.row("Workload shape")).
 		WithPanel(p.heatmap("Prompt length",
-			"Finished requests per second by prompt length (tokens), from the server's per-request histogram (vLLM request_prompt_tokens, TGI request_input_length).",
+			"Finished requests per second by prompt length (tokens), from the server's per-request histogram (vLLM request_prompt_tokens, SGLang prompt_tokens_histogram, TGI request_input_length).",
 			"short", 8, 8, "llm_prober_server_request_prompt_tokens", false)).
 		WithPanel(p.heatmap("Generation length",
-			"Finished requests per second by generated tokens, from the server's per-request histogram (vLLM request_generation_tokens, TGI request_generated_tokens).",
+			"Finished requests per second by generated tokens, from the server's per-request histogram (vLLM request_generation_tokens, SGLang generation_tokens_histogram, TGI request_generated_tokens).",
 			"short", 8, 8, "llm_prober_server_request_generation_tokens", false)).
 		WithPanel(p.ts("Mean tokens per request",
 			"Mean prompt and generation tokens of the requests that finished in each interval (histogram _sum / _count).",
