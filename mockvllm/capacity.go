@@ -20,9 +20,11 @@ func (o Options) decodeSteps(outputTokens int) int {
 }
 
 // ServiceTime is the mean time a request spends running when n requests
-// run alongside it all along: prefill, then its decode steps.
-func (o Options) ServiceTime(n, outputTokens int) time.Duration {
-	return o.TTFT.Mean + time.Duration(o.decodeSteps(outputTokens))*o.Step(n)
+// run alongside it all along: prefill (PrefillPerToken for every prompt
+// token, as if none were cached), then its decode steps.
+func (o Options) ServiceTime(n, promptTokens, outputTokens int) time.Duration {
+	prefill := o.TTFT.Mean + time.Duration(max(promptTokens, 0))*max(o.PrefillPerToken, 0)
+	return prefill + time.Duration(o.decodeSteps(outputTokens))*o.Step(n)
 }
 
 // MaxRunningFor is how many requests of this shape can run at once: the
@@ -48,7 +50,7 @@ func (o Options) MaxRunningFor(promptTokens, outputTokens int) int {
 func (o Options) SaturationRate(promptTokens, outputTokens int) float64 {
 	o = o.withDefaults()
 	if m := o.MaxRunningFor(promptTokens, outputTokens); m > 0 {
-		return float64(m) / o.ServiceTime(m, outputTokens).Seconds()
+		return float64(m) / o.ServiceTime(m, promptTokens, outputTokens).Seconds()
 	}
 	per := o.PerSequence
 	if per <= 0 {

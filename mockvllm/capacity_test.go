@@ -16,8 +16,13 @@ func TestSaturationFromSettings(t *testing.T) {
 	if got := o.Step(16); got != 42*time.Millisecond {
 		t.Errorf("Step(16) = %v, want 10ms + 16×2ms", got)
 	}
-	if got := o.ServiceTime(16, 8); got != 20*time.Millisecond+7*42*time.Millisecond {
+	if got := o.ServiceTime(16, 16, 8); got != 20*time.Millisecond+7*42*time.Millisecond {
 		t.Errorf("ServiceTime = %v", got)
+	}
+	p := o
+	p.PrefillPerToken = 100 * time.Microsecond
+	if got := p.ServiceTime(16, 16, 8); got != 20*time.Millisecond+1600*time.Microsecond+7*42*time.Millisecond {
+		t.Errorf("ServiceTime with PrefillPerToken = %v", got)
 	}
 	if got := o.SaturationRate(16, 8); math.Abs(got-16/0.314) > 1e-9 {
 		t.Errorf("SaturationRate = %g, want %g", got, 16/0.314)
