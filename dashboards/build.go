@@ -25,7 +25,7 @@ import (
 // File is one generated dashboard.
 type File struct {
 	Name      string // file name, e.g. llm-prober-slo.json
-	Dashboard dashboard.Dashboard
+	Dashboard grafanaDashboard
 }
 
 // All builds every dashboard for the default rule options.
@@ -39,7 +39,7 @@ func AllWith(c rules.Config) ([]File, error) {
 	}
 	builders := []struct {
 		name string
-		b    *dashboard.DashboardBuilder
+		b    *dashboardBuilder
 	}{
 		{"llm-prober-slo.json", sloOverview(c)},
 		{"llm-prober-capacity.json", capacity()},
@@ -267,8 +267,8 @@ func labelVar(name, label, desc, match string) *dashboard.QueryVariableBuilder {
 
 // base returns a dashboard with the common settings and the datasource,
 // job, instance, target and model variables.
-func base(uid, title, desc string, tags ...string) *dashboard.DashboardBuilder {
-	return dashboard.NewDashboardBuilder(title).
+func base(uid, title, desc string, tags ...string) *dashboardBuilder {
+	return newDashboardBuilder(title).
 		Uid(uid).
 		Description(desc).
 		Tags(append([]string{"llm-prober", "llm"}, tags...)).

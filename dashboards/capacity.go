@@ -2,7 +2,6 @@ package dashboards
 
 import (
 	"github.com/grafana/grafana-foundation-sdk/go/common"
-	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 )
 
 // ratioOfRates is sum(rate(num)) / sum(rate(den)) by target, model.
@@ -11,7 +10,7 @@ func ratioOfRates(num, den string) string {
 / sum by (target, model) (rate(` + den + `{SEL}[$__rate_interval]))`)
 }
 
-func capacity() *dashboard.DashboardBuilder {
+func capacity() *dashboardBuilder {
 	p := &panelIDs{}
 	b := base("llm-prober-capacity", "llm-prober / Capacity",
 		"Inference-server capacity signals scraped by llm-prober from each target's own /metrics: one row per replica, KV cache (as a ratio, in tokens and in sequences of headroom), scheduler queue, preemptions, caching, speculative decoding, token throughput, workload shape, and GPUs from DCGM exporter.", "capacity").

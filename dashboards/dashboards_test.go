@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/grafana/grafana-foundation-sdk/go/cog/plugins"
-	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 )
 
 // TestGeneratedFilesUpToDate fails when the committed JSON differs from
@@ -47,7 +46,7 @@ func TestStrictParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var d dashboard.Dashboard
+		var d grafanaDashboard
 		// The strict unmarshal returns a typed-nil error list on success.
 		if err := d.UnmarshalJSONStrict(raw); err != nil && !isNilErrs(err) {
 			t.Errorf("%s: strict parse: %v", name, err)

@@ -32,7 +32,7 @@ func textMapping(text, color string) []dashboard.DynamicConfigValue {
 
 // gpus adds GPU utilisation and memory from DCGM exporter series, joined
 // to the targets, and a panel that says what is missing when they are not.
-func gpus(b *dashboard.DashboardBuilder, p *panelIDs) *dashboard.DashboardBuilder {
+func gpus(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 	return b.WithRow(p.row("GPUs (DCGM exporter)")).
 		WithPanel(p.stat("GPU data",
 			"Whether Prometheus has DCGM exporter series at all (GPUs seen), and how many of them join a selected target on the $gpu_join label. 0 GPUs: deploy NVIDIA dcgm-exporter and scrape it. 0 joined: give each target the label DCGM puts on its GPUs (e.g. labels: {pod: vllm-0} in the llm-prober configuration) and pick that label in the GPU join label variable.",

@@ -21,7 +21,7 @@ const kvUsage = `max by (target, engine) (llm_prober_server_kv_cache_usage_ratio
 
 // kvAbsolute adds the KV cache in tokens and sequences, waiting requests by
 // reason and the LoRA adapters to the capacity dashboard.
-func kvAbsolute(b *dashboard.DashboardBuilder, p *panelIDs) *dashboard.DashboardBuilder {
+func kvAbsolute(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 	noSize := "The server exports no KV-cache size (vLLM's cache_config_info, SGLang's cache_config_info, TensorRT-LLM's block metrics)"
 	return b.WithRow(p.row("KV cache in tokens and sequences")).
 		WithPanel(p.ts("KV cache in tokens",

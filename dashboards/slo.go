@@ -36,7 +36,7 @@ func burnRate(window string) string {
 		"\n/ on (slo) group_left () llm_prober:slo_error_budget:ratio"
 }
 
-func sloOverview(c rules.Config) *dashboard.DashboardBuilder {
+func sloOverview(c rules.Config) *dashboardBuilder {
 	p := &panelIDs{}
 	period := c.Period()
 	var pages []string

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/grafana/grafana-foundation-sdk/go/common"
-	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 )
 
 // withinSLO is the share of the server's own requests (all traffic, not
@@ -32,7 +31,7 @@ var attainment = []struct{ metric, slo, name string }{
 
 // serverTraffic adds the "all requests" row to the SLO overview: the
 // server's whole traffic beside the probes' sample.
-func serverTraffic(b *dashboard.DashboardBuilder, p *panelIDs) *dashboard.DashboardBuilder {
+func serverTraffic(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 	var rangeQs, rateQs []q
 	for _, a := range attainment {
 		rangeQs = append(rangeQs, q{expr: withinSLO(a.metric, a.slo, "$__range"), legend: "all requests " + a.name + " {{target}} {{model}}", instant: true})

@@ -10,7 +10,7 @@ func meanOf(metric string) string {
 	return ratioOfRates(metric+"_sum", metric+"_count")
 }
 
-func targetDrillDown() *dashboard.DashboardBuilder {
+func targetDrillDown() *dashboardBuilder {
 	p := &panelIDs{}
 	okMapping := []dashboard.ValueMapping{{ValueMap: &dashboard.ValueMap{
 		Type: dashboard.MappingTypeValueToText,

@@ -1,11 +1,9 @@
 package dashboards
 
-import "github.com/grafana/grafana-foundation-sdk/go/dashboard"
-
 // latencyHeatmaps adds the heatmaps of TTFT, ITL and E2E latency, the
 // server's (all requests) beside the probes'. The probes' cells carry
 // exemplars whose trace_id opens the server's trace of that request.
-func latencyHeatmaps(b *dashboard.DashboardBuilder, p *panelIDs) *dashboard.DashboardBuilder {
+func latencyHeatmaps(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 	b = b.WithRow(p.row("Latency heatmaps: all requests (server) vs probes"))
 	for _, h := range []struct {
 		name, server, probe, exemplarNote string

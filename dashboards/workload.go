@@ -1,10 +1,8 @@
 package dashboards
 
-import "github.com/grafana/grafana-foundation-sdk/go/dashboard"
-
 // workloadShape adds what the traffic looks like: request sizes, finish
 // reasons, where a request's time goes and tokens per engine step.
-func workloadShape(b *dashboard.DashboardBuilder, p *panelIDs) *dashboard.DashboardBuilder {
+func workloadShape(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 	return b.WithRow(p.row("Workload shape")).
 		WithPanel(p.heatmap("Prompt length",
 			"Finished requests per second by prompt length (tokens), from the server's per-request histogram (vLLM request_prompt_tokens, SGLang prompt_tokens_histogram, TGI request_input_length).",
