@@ -22,14 +22,17 @@ var traceparentRe = regexp.MustCompile(`^00-([0-9a-f]{32})-([0-9a-f]{16})-01$`)
 // latency exemplars then carry trace_id beside probe_id, in OpenMetrics
 // and in protobuf, as Prometheus parses them.
 func TestTraceparentAndExemplar(t *testing.T) {
-	var got http.Header
+	headers := make(chan http.Header, 1) // the handler's goroutine hands them over
 	var events []event
 	for _, raw := range fixtureEvents(t, "vllm-sim-chat.sse") {
 		events = append(events, event{raw: raw})
 	}
 	inner := eventsHandler("text/event-stream", events)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.Header.Clone()
+		select {
+		case headers <- r.Header.Clone():
+		default:
+		}
 		inner.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
@@ -38,6 +41,7 @@ func TestTraceparentAndExemplar(t *testing.T) {
 	if !r.Success() {
 		t.Fatalf("probe failed: %v", r.Err)
 	}
+	got := <-headers
 	m := traceparentRe.FindStringSubmatch(got.Get("traceparent"))
 	if m == nil {
 		t.Fatalf("traceparent %q is not a sampled W3C header", got.Get("traceparent"))
