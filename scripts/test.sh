@@ -17,6 +17,13 @@ go vet ./...
 (cd bench && go vet ./...)
 (cd tools && go vet ./alertmanager/)
 
+step "golangci-lint (pinned in tools/lint/go.mod; config .golangci.yml)"
+mkdir -p .cache/bin
+(cd tools/lint && go build -o ../../.cache/bin/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint)
+.cache/bin/golangci-lint run ./...
+(cd dashboards && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./...)
+(cd bench && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./...)
+
 step "build promtool and prometheus (tools/go.mod)"
 mkdir -p .cache/bin
 go build -modfile=tools/go.mod -o .cache/bin/promtool github.com/prometheus/prometheus/cmd/promtool

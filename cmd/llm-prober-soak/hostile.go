@@ -46,7 +46,7 @@ func hostileSoak(o options) error {
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
+	defer func() { _ = srv.stop() }()
 	secret := filepath.Join(dir, "secret")
 	if err := os.WriteFile(secret, []byte(redirectSecret), 0o600); err != nil {
 		return err

@@ -49,7 +49,7 @@ func startServers(logFile *os.File) (*serverProcess, error) {
 	}
 	go func() { p.exited <- p.cmd.Wait() }()
 	if err != nil {
-		p.stop()
+		_ = p.stop() // the start error says more
 		return nil, fmt.Errorf("hostile servers did not start: %v", err)
 	}
 	return p, nil
@@ -92,7 +92,7 @@ func (p *serverProcess) kill() error {
 		return err
 	case <-time.After(5 * time.Second):
 		_ = p.cmd.Process.Kill()
-		<-p.exited
+		<-p.exited //nolint:errcheck // killed: its exit status says nothing
 		return errors.New("hostile servers did not exit within 5s of SIGTERM")
 	}
 }

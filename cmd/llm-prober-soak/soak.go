@@ -152,7 +152,7 @@ func stop(cmd *exec.Cmd, exited chan error) error {
 		return nil
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
-		<-exited
+		<-exited //nolint:errcheck // killed: its exit status says nothing
 		return errors.New("prober did not exit within 30s of SIGTERM")
 	}
 }
