@@ -84,6 +84,9 @@ func TestShardedReplicas(t *testing.T) {
 		return p.metric(fmt.Sprintf(`llm_prober_shard_targets{shard="%d",shard_count="2"}`, i))
 	}
 	p0.waitFor(15*time.Second, func() bool { return shard(p0, 0)+shard(p1, 1) == 6 })
+	if _, page := p1.get("/"); !strings.Contains(page, "shard 1 of 2: "+fmt.Sprint(shard(p1, 1))+" of 6 targets") {
+		t.Errorf("the status page does not show the shard")
+	}
 	time.Sleep(2500 * time.Millisecond) // every job gets at least one slot
 	for _, u := range urls {
 		name := fmt.Sprintf(`llm_prober_probes_total{model="mock-model",module="chat",target="mock-%s"}`, port(u))

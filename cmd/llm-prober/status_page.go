@@ -53,6 +53,7 @@ func (r *statusRow) failing() bool { return r.Last != nil && !r.Last.Success() }
 
 type statusPage struct {
 	Version     string
+	Fleet       string // shard and discovery (status_fleet.go)
 	MetricsPath string
 	Refresh     int
 	Rows        []statusRow
@@ -62,7 +63,7 @@ type statusPage struct {
 
 func (a *app) handleStatus(metricsPath string) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
-		page := statusPage{Version: versionLine(), MetricsPath: metricsPath, Refresh: int(statusRefresh.Seconds()),
+		page := statusPage{Version: versionLine(), Fleet: a.fleetLine(), MetricsPath: metricsPath, Refresh: int(statusRefresh.Seconds()),
 			Rows: a.statusRows(), History: a.historyData()}
 		if len(page.Rows) > statusRows {
 			page.Hidden = len(page.Rows) - statusRows
@@ -156,6 +157,7 @@ svg.spark{display:block;fill:#36c;stroke:#36c;stroke-width:1.2}svg.spark polylin
 </head><body>
 <h1>llm-prober</h1>
 <p>Continuous synthetic prober for LLM inference servers. {{.Version}}</p>
+{{with .Fleet}}<p>{{.}}</p>{{end}}
 <p><a href="{{.MetricsPath}}">Metrics</a> · <a href="/config">Configuration</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
 <h2>Targets, last hour</h2>
 <p class="dim">Failing first, then the lowest success and goodput ratios of the scheduled probes. Percentiles are over the successful ones of the hour
