@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // Overload settings of the mock vLLM server: few KV blocks and a long
@@ -191,21 +193,21 @@ func TestEndToEnd(t *testing.T) {
 	defer cancel()
 
 	// 1. Mock vLLM, overloaded by a growing number of streaming clients.
-	mockAddr := freeAddr(t)
-	mock := start(t, "mock-vllm", proberBin, append([]string{"mock-vllm", "--listen-address", mockAddr}, mockArgs...)...)
+	mockAddr := testutil.FreeAddr(t)
+	mock := testutil.Start(t, "mock-vllm", proberBin, append([]string{"mock-vllm", "--listen-address", mockAddr}, mockArgs...)...)
 	waitHTTP(t, mock, "http://"+mockAddr+"/v1/models", 30*time.Second)
 	load := startLoad(ctx, t, "http://"+mockAddr)
 	waitOverloaded(t, "http://"+mockAddr+"/metrics", 60*time.Second)
-	mock2Addr := freeAddr(t)
-	mock2 := start(t, "mock-vllm-prefill", proberBin, append([]string{"mock-vllm", "--listen-address", mock2Addr}, prefillMockArgs...)...)
+	mock2Addr := testutil.FreeAddr(t)
+	mock2 := testutil.Start(t, "mock-vllm-prefill", proberBin, append([]string{"mock-vllm", "--listen-address", mock2Addr}, prefillMockArgs...)...)
 	waitHTTP(t, mock2, "http://"+mock2Addr+"/v1/models", 30*time.Second)
 
 	// 2. llm-prober probing it.
-	proberAddr := freeAddr(t)
+	proberAddr := testutil.FreeAddr(t)
 	cfg := filepath.Join(tmp, "llm-prober.yml")
 	otlp := newOTLPReceiver(t)
-	writeFile(t, cfg, strings.NewReplacer("{{MOCK}}", mockAddr, "{{MOCK2}}", mock2Addr, "{{OTLP}}", otlp.srv.URL).Replace(proberConfig))
-	prober := start(t, "llm-prober", proberBin, "--config.file", cfg, "--web.listen-address", proberAddr)
+	testutil.WriteFile(t, cfg, strings.NewReplacer("{{MOCK}}", mockAddr, "{{MOCK2}}", mock2Addr, "{{OTLP}}", otlp.srv.URL).Replace(proberConfig))
+	prober := testutil.Start(t, "llm-prober", proberBin, "--config.file", cfg, "--web.listen-address", proberAddr)
 	waitHTTP(t, prober, "http://"+proberAddr+"/-/ready", 30*time.Second)
 
 	// 3. Prometheus scraping llm-prober with the rules loaded.
@@ -219,14 +221,14 @@ func TestEndToEnd(t *testing.T) {
 	}
 	rulesFile := filepath.Join(tmp, "rules.yml")
 	alertsFile := filepath.Join(tmp, "alerts.yml")
-	writeFile(t, rulesFile, string(rulesSrc))
-	writeFile(t, alertsFile, shortenAlerts(string(alertsSrc)))
-	promAddr := freeAddr(t)
+	testutil.WriteFile(t, rulesFile, string(rulesSrc))
+	testutil.WriteFile(t, alertsFile, shortenAlerts(string(alertsSrc)))
+	promAddr := testutil.FreeAddr(t)
 	promCfg := filepath.Join(tmp, "prometheus.yml")
 	dcgm := dcgmExporter(t)
-	writeFile(t, promCfg, strings.NewReplacer("{{RULES}}", rulesFile, "{{ALERTS}}", alertsFile, "{{PROBER}}", proberAddr,
+	testutil.WriteFile(t, promCfg, strings.NewReplacer("{{RULES}}", rulesFile, "{{ALERTS}}", alertsFile, "{{PROBER}}", proberAddr,
 		"{{DCGM}}", strings.TrimPrefix(dcgm.URL, "http://")).Replace(promConfig))
-	prom := start(t, "prometheus", promBin,
+	prom := testutil.Start(t, "prometheus", promBin,
 		"--config.file", promCfg,
 		"--storage.tsdb.path", filepath.Join(tmp, "tsdb"),
 		"--web.listen-address", promAddr,
@@ -252,7 +254,7 @@ func TestEndToEnd(t *testing.T) {
 	var dataSince time.Time
 	deadline := time.Now().Add(checkTimeout)
 	for {
-		if prober.exited() || prom.exited() || mock.exited() || mock2.exited() {
+		if prober.Exited() || prom.Exited() || mock.Exited() || mock2.Exited() {
 			t.Fatal("a subprocess exited early")
 		}
 		alerts, err := api.alerts(ctx)

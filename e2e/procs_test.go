@@ -6,17 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // requireE2E skips tests that build Prometheus or promtool from source
@@ -53,99 +51,13 @@ func goBuild(t *testing.T, workdir, pkg, out string) {
 	t.Logf("built %s in %s", pkg, time.Since(start).Round(time.Second))
 }
 
-// freeAddr returns a free 127.0.0.1 port address.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
-// proc is a subprocess started by the test and stopped by its PID.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	log  *lockedBuffer
-	done chan struct{}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// start runs bin with args and registers a cleanup that stops it: SIGTERM
-// to its PID, then SIGKILL after 10s. On test failure its log is printed.
-func start(t *testing.T, name, bin string, args ...string) *proc {
-	t.Helper()
-	p := &proc{name: name, cmd: exec.Command(bin, args...), log: &lockedBuffer{}, done: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	t.Logf("started %s (pid %d): %s %s", name, p.cmd.Process.Pid, filepath.Base(bin), strings.Join(args, " "))
-	go func() { _ = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.stop(t)
-		if t.Failed() {
-			out := p.log.String()
-			if len(out) > 6000 {
-				out = "...\n" + out[len(out)-6000:]
-			}
-			t.Logf("---- %s log (tail) ----\n%s", name, out)
-		}
-	})
-	return p
-}
-
-func (p *proc) stop(t *testing.T) {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		t.Logf("%s (pid %d) did not stop on SIGTERM; killing it", p.name, p.cmd.Process.Pid)
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // waitHTTP polls url until it answers 200 or the timeout passes.
-func waitHTTP(t *testing.T, p *proc, u string, timeout time.Duration) {
+func waitHTTP(t *testing.T, p *testutil.Proc, u string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if p.exited() {
-			t.Fatalf("%s exited early:\n%s", p.name, p.log.String())
+		if p.Exited() {
+			t.Fatalf("%s exited early:\n%s", p.Name, p.Log())
 		}
 		resp, err := http.Get(u)
 		if err == nil {
@@ -157,7 +69,7 @@ func waitHTTP(t *testing.T, p *proc, u string, timeout time.Duration) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Fatalf("%s: %s not ready after %s", p.name, u, timeout)
+	t.Fatalf("%s: %s not ready after %s", p.Name, u, timeout)
 }
 
 // ---- Prometheus HTTP API ----
@@ -315,11 +227,4 @@ func (a promAPI) exemplars(ctx context.Context, query string, since time.Time) (
 		}
 	}
 	return out, nil
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/exposition"
+	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -83,16 +84,16 @@ func TestQuantileAccuracy(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	tmp := t.TempDir()
-	promAddr := freeAddr(t)
+	promAddr := testutil.FreeAddr(t)
 	cfg := filepath.Join(tmp, "prometheus.yml")
-	writeFile(t, cfg, strings.ReplaceAll(`global: {scrape_interval: 1s, scrape_timeout: 1s}
+	testutil.WriteFile(t, cfg, strings.ReplaceAll(`global: {scrape_interval: 1s, scrape_timeout: 1s}
 scrape_configs:
   - job_name: q
     scrape_native_histograms: true
     always_scrape_classic_histograms: true
     static_configs: [{targets: ["{{ADDR}}"]}]
 `, "{{ADDR}}", strings.TrimPrefix(srv.URL, "http://")))
-	prom := start(t, "prometheus", promBin, "--config.file", cfg, "--storage.tsdb.path", filepath.Join(tmp, "tsdb"),
+	prom := testutil.Start(t, "prometheus", promBin, "--config.file", cfg, "--storage.tsdb.path", filepath.Join(tmp, "tsdb"),
 		"--web.listen-address", promAddr)
 	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
 	api := promAPI{base: "http://" + promAddr}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	commoncfg "github.com/prometheus/common/config"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 func TestFaultConnectionRefused(t *testing.T) {
@@ -38,10 +40,10 @@ func TestFaultTLSUntrustedCert(t *testing.T) {
 
 func TestFaultTLSWrongHostName(t *testing.T) {
 	leakCheck(t)
-	pki := newTestPKI(t, "other.example")
-	url := pki.serve(t, sseHandler(goodStream()))
+	pki := testutil.NewPKI(t, "other.example")
+	url := pki.ServeTLS(t, sseHandler(goodStream()))
 	hc := commoncfg.DefaultHTTPClientConfig
-	hc.TLSConfig = commoncfg.TLSConfig{CAFile: pki.caFile}
+	hc.TLSConfig = commoncfg.TLSConfig{CAFile: pki.CAFile}
 	c := faultClient(t, hc)
 	r := probeFault(t, c, url, chatModule(), 5*time.Second, ReasonTLS)
 	var hostErr x509.HostnameError

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
@@ -146,17 +147,17 @@ func rxConnCount() int {
 // not used, and the probe falls back to the reader's clock.
 func TestRxConnOverTLS(t *testing.T) {
 	for _, h2 := range []bool{false, true} {
-		pki := newTestPKI(t, "127.0.0.1", "localhost")
+		pki := testutil.NewPKI(t, "127.0.0.1", "localhost")
 		srv := httptest.NewUnstartedServer(eventsHandler("text/event-stream", []event{
 			{raw: `data: {"choices":[{"delta":{"content":"a"}}]}` + "\n\n"},
 			{delay: 20 * time.Millisecond, raw: `data: {"choices":[{"delta":{"content":"b"}}]}` + "\n\n"},
 			{raw: finishEvent}, {raw: doneEvent},
 		}))
 		srv.EnableHTTP2 = h2
-		srv.TLS = &tls.Config{Certificates: []tls.Certificate{pki.cert}}
+		srv.TLS = &tls.Config{Certificates: []tls.Certificate{pki.Cert}}
 		srv.StartTLS()
 		target := testTarget(strings.Replace(srv.URL, "127.0.0.1", "localhost", 1))
-		target.HTTPClientConfig.TLSConfig.CAFile = pki.caFile
+		target.HTTPClientConfig.TLSConfig.CAFile = pki.CAFile
 		target.HTTPClientConfig.EnableHTTP2 = true
 		client, err := NewClient(target, time.Minute)
 		if err != nil {
@@ -166,8 +167,8 @@ func TestRxConnOverTLS(t *testing.T) {
 		if !r.Success() || len(r.ITL) != 1 || r.ITL[0] < 20*time.Millisecond {
 			t.Errorf("h2=%v: %s %v, ITL %v", h2, r.Reason, r.Err, r.ITL)
 		}
-		if got := r.conn != nil; got == h2 {
-			t.Errorf("h2=%v: timestamped connection used: %v", h2, got)
+		if got := r.conn != nil; got == h2 || r.KernelTimes != got {
+			t.Errorf("h2=%v: timestamped connection used: %v, result says kernel times %v", h2, got, r.KernelTimes)
 		}
 		client.CloseIdleConnections()
 		srv.Close()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 const discoveryConfig = `
@@ -38,7 +40,7 @@ func TestFileSDLifecycle(t *testing.T) {
 	a, b := mockServer(t), mockServer(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "llm-prober.yml")
-	writeConfig(t, file, discoveryConfig)
+	testutil.WriteFile(t, file, discoveryConfig)
 	sd := filepath.Join(dir, "sd.json")
 	writeSD(t, sd, a, b)
 	p := startProber(t, "--config.file="+file)
@@ -76,7 +78,7 @@ func TestShardedReplicas(t *testing.T) {
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "llm-prober.yml")
-	writeConfig(t, file, discoveryConfig)
+	testutil.WriteFile(t, file, discoveryConfig)
 	writeSD(t, filepath.Join(dir, "sd.json"), urls...)
 	p0 := startProber(t, "--config.file="+file, "--shard.count=2", "--shard.index=0")
 	p1 := startProber(t, "--config.file="+file, "--shard.count=2", "--shard.index=llm-prober-1")
@@ -119,7 +121,7 @@ func writeSD(t *testing.T, path string, urls ...string) {
 func TestProbeLocation(t *testing.T) {
 	url := mockServer(t)
 	file := filepath.Join(t.TempDir(), "llm-prober.yml")
-	writeConfig(t, file, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", url)), "global: {", "global: {location: from-file, ", 1))
+	testutil.WriteFile(t, file, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", url)), "global: {", "global: {location: from-file, ", 1))
 	p := startProber(t, "--config.file="+file, "--probe.location=eu-west-1")
 	probes := `llm_prober_probes_total{location="eu-west-1",model="mock-model",module="chat",target="a"}`
 	p.waitFor(10*time.Second, func() bool { return p.metric(probes) >= 1 })

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // --help without a command shows the daemon's flags, on stdout, exit 0;
@@ -42,7 +44,7 @@ func TestHelpShowsProbeFlags(t *testing.T) {
 func TestConfigCheckReportsMissingFiles(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "llm-prober.yml")
-	writeConfig(t, file, fmt.Sprintf(configTemplate,
+	testutil.WriteFile(t, file, fmt.Sprintf(configTemplate,
 		"  - {name: a, url: \"https://127.0.0.1:1\", model: m, modules: [chat], http_client_config: {tls_config: {ca_file: missing-ca.pem}}}\n"))
 	out, err := exec.Command(binary, "--config.check", "--config.file="+file).CombinedOutput()
 	var exit *exec.ExitError

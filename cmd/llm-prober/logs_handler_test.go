@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // stallServer sends response headers, then tokens tokens, then nothing
@@ -34,7 +36,7 @@ func stallServer(t *testing.T, tokens int) string {
 // while keeping the TTFT a decoding timeout did measure.
 func TestTimeoutsInLogs(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "llm-prober.yml")
-	writeConfig(t, cfg, strings.Replace(fmt.Sprintf(configTemplate,
+	testutil.WriteFile(t, cfg, strings.Replace(fmt.Sprintf(configTemplate,
 		targetYAML("queued", stallServer(t, 0))+targetYAML("decoding", stallServer(t, 2))),
 		"{interval: 1s, timeout: 1s}", "{interval: 1m, timeout: 1s}", 1))
 	p := startProber(t, "--config.file="+cfg)

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
@@ -44,41 +43,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// proc is a running llm-prober process.
+// proc is a running llm-prober process and its HTTP address.
 type proc struct {
+	*testutil.Proc
 	t    *testing.T
-	cmd  *exec.Cmd
 	addr string
-	logs *bytes.Buffer
-	done chan error
 }
 
 func startProber(t *testing.T, args ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, addr: freeAddr(t), logs: &bytes.Buffer{}, done: make(chan error, 1)}
-	p.cmd = exec.Command(binary, append([]string{"--web.listen-address=" + p.addr, "--log.level=debug"}, args...)...)
-	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.done <- p.cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		if t.Failed() {
-			t.Logf("prober logs:\n%s", p.logs)
-		}
-	})
+	addr := testutil.FreeAddr(t)
+	p := &proc{t: t, addr: addr, Proc: testutil.Start(t, "llm-prober", binary,
+		append([]string{"--web.listen-address=" + addr, "--log.level=debug"}, args...)...)}
 	p.waitFor(10*time.Second, func() bool { return p.status("GET", "/-/ready") == 200 })
 	return p
 }
@@ -153,18 +129,11 @@ func targetYAML(name, url string) string {
 	return fmt.Sprintf("  - {name: %s, url: %q, model: mock-model, modules: [chat]}\n", name, url)
 }
 
-func writeConfig(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestConfigCheck(t *testing.T) {
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good.yml"), filepath.Join(dir, "bad.yml")
-	writeConfig(t, good, fmt.Sprintf(configTemplate, targetYAML("a", "http://127.0.0.1:1")))
-	writeConfig(t, bad, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", "http://127.0.0.1:1")), "max_tokens", "max_tokenz", 1))
+	testutil.WriteFile(t, good, fmt.Sprintf(configTemplate, targetYAML("a", "http://127.0.0.1:1")))
+	testutil.WriteFile(t, bad, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", "http://127.0.0.1:1")), "max_tokens", "max_tokenz", 1))
 
 	out, err := exec.Command(binary, "--config.check", "--config.file="+good).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "OK") {
@@ -185,7 +154,7 @@ func TestConfigCheck(t *testing.T) {
 func TestReloadLifecycle(t *testing.T) {
 	url := mockServer(t)
 	file := filepath.Join(t.TempDir(), "llm-prober.yml")
-	writeConfig(t, file, fmt.Sprintf(configTemplate, targetYAML("a", url)+targetYAML("b", url)))
+	testutil.WriteFile(t, file, fmt.Sprintf(configTemplate, targetYAML("a", url)+targetYAML("b", url)))
 	p := startProber(t, "--config.file="+file)
 
 	probesA := `llm_prober_probes_total{model="mock-model",module="chat",target="a"}`
@@ -197,7 +166,7 @@ func TestReloadLifecycle(t *testing.T) {
 		t.Errorf("GET /-/reload = %d, want 405", code)
 	}
 
-	writeConfig(t, file, "global: {interval: nonsense}\n")
+	testutil.WriteFile(t, file, "global: {interval: nonsense}\n")
 	code, body := p.do("POST", "/-/reload")
 	if code != 500 || !strings.Contains(body, "llm-prober.yml:1") {
 		t.Errorf("bad reload: %d %q", code, body)
@@ -208,8 +177,8 @@ func TestReloadLifecycle(t *testing.T) {
 	before := p.metric(probesA)
 	p.waitFor(5*time.Second, func() bool { return p.metric(probesA) > before })
 
-	writeConfig(t, file, fmt.Sprintf(configTemplate, targetYAML("a", url)))
-	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	testutil.WriteFile(t, file, fmt.Sprintf(configTemplate, targetYAML("a", url)))
+	if err := p.Cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	p.waitFor(5*time.Second, func() bool { return p.metric("llm_prober_config_last_reload_successful ") == 1 })
@@ -232,16 +201,15 @@ func TestGracefulShutdown(t *testing.T) {
 	}))
 	defer stalled.Close()
 	file := filepath.Join(t.TempDir(), "llm-prober.yml")
-	writeConfig(t, file, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", stalled.URL)),
+	testutil.WriteFile(t, file, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", stalled.URL)),
 		"{interval: 1s, timeout: 1s}", "{interval: 2s, timeout: 2s}", 1))
 	p := startProber(t, "--config.file="+file, "--shutdown.timeout=2s")
 	p.waitFor(10*time.Second, func() bool { return p.metric("llm_prober_probes_in_flight ") == 1 })
 	start := time.Now()
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-p.done:
-		p.done <- err // for the cleanup
-		if err != nil {
+	case <-p.Done():
+		if err := p.Err(); err != nil {
 			t.Errorf("exit after SIGTERM: %v", err)
 		}
 		if el := time.Since(start); el > 4*time.Second {

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 func TestProbeEndpoint(t *testing.T) {
@@ -19,7 +21,7 @@ func TestProbeEndpoint(t *testing.T) {
 	url := mockServer(t)
 	cfg := filepath.Join(dir, "llm-prober.yml")
 	// A second module, so that target two has a choice to make.
-	writeConfig(t, cfg, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("one", url)+
+	testutil.WriteFile(t, cfg, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("one", url)+
 		fmt.Sprintf("  - {name: two, url: %q, model: mock-model, modules: [chat, other]}\n", url)),
 		"modules:\n", "modules:\n  other: {api: completions, prompt: hi, max_tokens: 4}\n", 1))
 	p := startProber(t, "--config.file="+cfg)
@@ -86,7 +88,7 @@ func TestProbeArbitraryURL(t *testing.T) {
 	dir := t.TempDir()
 	writeSecretFiles(t, dir)
 	cfg := filepath.Join(dir, "llm-prober.yml")
-	writeConfig(t, cfg, fmt.Sprintf(configTemplate, fmt.Sprintf(
+	testutil.WriteFile(t, cfg, fmt.Sprintf(configTemplate, fmt.Sprintf(
 		"  - {name: one, url: %q, model: m, modules: [chat], http_client_config: {authorization: {credentials_file: %s/token}}}\n",
 		srv.URL+"/scheduled", dir)))
 	p := startProber(t, "--config.file="+cfg, "--probe.allow-arbitrary-targets")
@@ -129,7 +131,7 @@ func TestProbeTimeoutFromScrape(t *testing.T) {
 func TestExemplarResolvesInLogs(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "llm-prober.yml")
-	writeConfig(t, cfg, fmt.Sprintf(configTemplate, targetYAML("one", mockServer(t))))
+	testutil.WriteFile(t, cfg, fmt.Sprintf(configTemplate, targetYAML("one", mockServer(t))))
 	p := startProber(t, "--config.file="+cfg)
 	var id string
 	p.waitFor(10*time.Second, func() bool {
@@ -183,7 +185,7 @@ func TestProbeLimits(t *testing.T) {
 	t.Cleanup(srv.Close)
 	defer close(release)
 	cfg := filepath.Join(t.TempDir(), "llm-prober.yml")
-	writeConfig(t, cfg, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("slow", srv.URL+"/slow")),
+	testutil.WriteFile(t, cfg, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("slow", srv.URL+"/slow")),
 		"{interval: 1s, timeout: 1s}", "{interval: 1m, timeout: 10s}", 1))
 	p := startProber(t, "--config.file="+cfg, "--probe.allow-arbitrary-targets", "--probe.max-concurrent=1")
 

@@ -18,6 +18,7 @@ import (
 	"github.com/go-kit/log"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -40,13 +41,13 @@ func TestReloadRepairsClientOfUnchangedConfig(t *testing.T) {
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	ca, file := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "llm-prober.yml")
-	writeConfig(t, file, fmt.Sprintf(configTemplate, fmt.Sprintf(
+	testutil.WriteFile(t, file, fmt.Sprintf(configTemplate, fmt.Sprintf(
 		"  - {name: a, url: %q, model: mock-model, modules: [chat], http_client_config: {tls_config: {ca_file: %q}}}\n", srv.URL, ca)))
 	p := startProber(t, "--config.file="+file)
 	failures := `llm_prober_probe_failures_total{model="mock-model",module="chat",reason="other",target="a"}`
 	p.waitFor(10*time.Second, func() bool { return p.metric(failures) >= 1 })
 
-	writeConfig(t, ca, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
+	testutil.WriteFile(t, ca, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})))
 	if code, body := p.do("POST", "/-/reload"); code != 200 {
 		t.Fatalf("reload: %d %s", code, body)
 	}
@@ -65,8 +66,8 @@ func TestSIGHUPDuringStartup(t *testing.T) {
 		targets.WriteString(targetYAML(fmt.Sprintf("t%d", i), url.URL))
 	}
 	file := filepath.Join(t.TempDir(), "llm-prober.yml")
-	writeConfig(t, file, strings.Replace(fmt.Sprintf(configTemplate, targets.String()), "interval: 1s", "interval: 1h", 1))
-	addr := freeAddr(t)
+	testutil.WriteFile(t, file, strings.Replace(fmt.Sprintf(configTemplate, targets.String()), "interval: 1s", "interval: 1h", 1))
+	addr := testutil.FreeAddr(t)
 	logs, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestProbeAbandonedByCallerNotRecorded(t *testing.T) {
 	}))
 	t.Cleanup(stalled.Close)
 	file := filepath.Join(t.TempDir(), "llm-prober.yml")
-	writeConfig(t, file, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", stalled.URL)), "{interval: 1s, timeout: 1s}", "{interval: 1m, timeout: 30s}", 1))
+	testutil.WriteFile(t, file, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", stalled.URL)), "{interval: 1s, timeout: 1s}", "{interval: 1m, timeout: 30s}", 1))
 	a := &app{logger: log.NewNopLogger(), safe: config.NewSafeConfig(nil), probeSlots: make(chan struct{}, 1),
 		history: prober.NewHistory(10, 10)}
 	if err := a.safe.Reload(file); err != nil {

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // Secret values, each from a different source. None may appear in any
@@ -99,7 +101,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	var seen atomic.Int64
 	url := authServer(t, &seen)
 	cfg := filepath.Join(dir, "llm-prober.yml")
-	writeConfig(t, cfg, fmt.Sprintf(secretsConfig, url, dir, freeAddr(t)))
+	testutil.WriteFile(t, cfg, fmt.Sprintf(secretsConfig, url, dir, testutil.FreeAddr(t)))
 	p := startProber(t, "--config.file="+cfg)
 
 	for _, target := range []string{"bearer", "basic", "rejected", "refused"} {
@@ -141,7 +143,7 @@ func TestSecretsNeverShown(t *testing.T) {
 		t.Errorf("on-demand probe with secrets failed:\n%s", pages["/probe?target=bearer"])
 	}
 	stopProc(t, p)
-	pages["process logs"] = p.logs.String()
+	pages["process logs"] = p.Log()
 	for where, text := range pages {
 		for _, s := range allSecrets {
 			if strings.Contains(text, s) {
@@ -155,10 +157,9 @@ func TestSecretsNeverShown(t *testing.T) {
 // cleanup still finds the exit status.
 func stopProc(t *testing.T, p *proc) {
 	t.Helper()
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-p.done:
-		p.done <- err
+	case <-p.Done():
 	case <-time.After(20 * time.Second):
 		t.Fatal("prober did not stop on SIGTERM")
 	}

@@ -1,17 +1,9 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,58 +14,28 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
-
-// selfSigned writes a certificate for 127.0.0.1 and its key to dir and
-// returns a pool that trusts it.
-func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "llm-prober test"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		NotBefore:   time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, IsCA: true, BasicConstraintsValid: true,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, _ := x509.MarshalECPrivateKey(key)
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	writeFile(t, certFile, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})))
-	writeFile(t, keyFile, string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})))
-	cert, _ := x509.ParseCertificate(der)
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
-}
-
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // The exporter's own endpoints behind TLS and basic auth, end to end
 // through --web.config.file on the real binary.
 func TestWebConfigTLSAndBasicAuth(t *testing.T) {
 	const user, pass = "admin", "SECRET-web-pass-2b7d"
 	dir := t.TempDir()
-	certFile, keyFile, pool := selfSigned(t, dir)
+	pki := testutil.NewPKI(t, "127.0.0.1")
+	certFile, keyFile, pool := pki.CertFile, pki.KeyFile, pki.Pool
 	hash, err := bcrypt.GenerateFromPassword([]byte(pass), bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)
 	}
 	webCfg := filepath.Join(dir, "web.yml")
-	writeFile(t, webCfg, fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  %s: %s\n",
+	testutil.WriteFile(t, webCfg, fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  %s: %s\n",
 		certFile, keyFile, user, hash))
 	cfg := filepath.Join(dir, "llm-prober.yml")
-	writeConfig(t, cfg, fmt.Sprintf(configTemplate, targetYAML("mock", mockServer(t))))
+	testutil.WriteFile(t, cfg, fmt.Sprintf(configTemplate, targetYAML("mock", mockServer(t))))
 
-	addr := freeAddr(t)
+	addr := testutil.FreeAddr(t)
 	cmd := exec.Command(binary, "--web.listen-address="+addr, "--web.config.file="+webCfg, "--config.file="+cfg)
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs
@@ -145,7 +107,7 @@ func TestTargetTLSVerifiedByDefault(t *testing.T) {
 	cfg := filepath.Join(dir, "llm-prober.yml")
 	// A generous timeout: a TLS failure must not be mistaken for a timeout
 	// on a loaded machine running the race detector.
-	writeConfig(t, cfg, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("strict", srv.URL)+
+	testutil.WriteFile(t, cfg, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("strict", srv.URL)+
 		fmt.Sprintf("  - {name: skip, url: %q, model: mock-model, modules: [chat], http_client_config: {tls_config: {insecure_skip_verify: true}}}\n", srv.URL)),
 		"{interval: 1s, timeout: 1s}", "{interval: 10s, timeout: 5s}", 1))
 	p := startProber(t, "--config.file="+cfg)

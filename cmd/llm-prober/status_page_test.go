@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // The status page puts a failing target before a healthy one and shows,
@@ -25,7 +27,7 @@ func TestStatusPage(t *testing.T) {
 	body := fmt.Sprintf(configTemplate, fmt.Sprintf(
 		"  - {name: a-healthy, url: %q, model: mock-model, modules: [chat], server_metrics: {enabled: true}}\n"+
 			"  - {name: z-broken, url: %q, model: mock-model, modules: [chat]}\n", good, broken.URL))
-	writeConfig(t, cfg, strings.Replace(body, "    ignore_eos: true\n", "    ignore_eos: true\n    slo: {ttft: 500ms, tpot: 40ms}\n", 1))
+	testutil.WriteFile(t, cfg, strings.Replace(body, "    ignore_eos: true\n", "    ignore_eos: true\n    slo: {ttft: 500ms, tpot: 40ms}\n", 1))
 	p := startProber(t, "--config.file="+cfg)
 	p.waitFor(15*time.Second, func() bool {
 		return p.metric(`llm_prober_probes_total{model="mock-model",module="chat",target="a-healthy"}`) >= 2 &&

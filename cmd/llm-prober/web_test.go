@@ -7,13 +7,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // /metrics counts its own scrapes as promhttp's handler does, says what
 // its answer varies by, and serves only the families name[] asks for.
 func TestMetricsHandlerAsPromhttp(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "llm-prober.yml")
-	writeConfig(t, cfg, fmt.Sprintf(configTemplate, targetYAML("one", mockServer(t))))
+	testutil.WriteFile(t, cfg, fmt.Sprintf(configTemplate, targetYAML("one", mockServer(t))))
 	p := startProber(t, "--config.file="+cfg)
 	for range 3 {
 		p.get("/metrics")

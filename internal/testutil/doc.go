@@ -1,0 +1,4 @@
+// Package testutil is the one home of the scaffolding the tests of several
+// packages share: a throwaway PKI, loopback addresses, files, and
+// processes started and stopped by PID. Only tests import it.
+package testutil
