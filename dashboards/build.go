@@ -299,18 +299,26 @@ func base(uid, title, desc string, tags ...string) *dashboardBuilder {
 		WithVariable(labelVar("model", "Model", "Model name(s) served by the selected targets.", `{job=~"$job", instance=~"$instance", target=~"$target"}`))
 }
 
-// quantiles returns p50/p90/p99 queries over a classic histogram.
+// quantiles returns p50/p90/p99 queries over a probe histogram.
 func quantiles(metric, by string, exemplar bool) []q {
 	var out []q
 	for _, p := range [][2]string{{"0.5", "p50"}, {"0.9", "p90"}, {"0.99", "p99"}} {
 		out = append(out, q{
-			expr: fmt.Sprintf(`histogram_quantile(%s, sum by (le, %s) (rate(%s_bucket{%s}[$__rate_interval])))`,
-				p[0], by, metric, sel),
+			expr:     quantileExpr(p[0], by, metric),
 			legend:   p[1] + " " + legendFor(by),
 			exemplar: exemplar,
 		})
 	}
 	return out
+}
+
+// quantileExpr is the p-quantile of a histogram from its native buckets
+// where Prometheus ingests them (within 2 % of the exact quantile, see
+// docs/metrics-contract.md), else from its classic ones: both halves give
+// the same label set, so `or` keeps the native result wherever it exists.
+func quantileExpr(p, by, metric string) string {
+	return fmt.Sprintf(`histogram_quantile(%[1]s, sum by (%[2]s) (rate(%[3]s{%[4]s}[$__rate_interval])))`+
+		` or histogram_quantile(%[1]s, sum by (le, %[2]s) (rate(%[3]s_bucket{%[4]s}[$__rate_interval])))`, p, by, metric, sel)
 }
 
 var (

@@ -53,7 +53,7 @@ func targetDrillDown() *dashboardBuilder {
 		WithPanel(p.ts("TTFT: client vs server (p90)",
 			"p90 time to first token measured by the probes (client, includes network and HTTP stack) vs reported by the server's own histogram (all traffic). A large gap points outside the engine (proxy, network, tokenizer).",
 			"s", 12, 8, tsOpts{min: zero},
-			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_time_to_first_token_seconds_bucket{SEL}[$__rate_interval])))`), legend: "client {{target}} {{model}}", exemplar: true},
+			q{expr: quantileExpr("0.9", "target, model", "llm_prober_time_to_first_token_seconds"), legend: "client {{target}} {{model}}", exemplar: true},
 			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_time_to_first_token_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"})).
 		WithPanel(p.ts("TTFT: client vs server (mean)",
 			"Mean time to first token, probes vs server histogram.",
@@ -63,13 +63,23 @@ func targetDrillDown() *dashboardBuilder {
 		WithPanel(p.ts("Inter-token latency: client vs server (p90)",
 			"p90 gap between tokens seen by the probes vs the server's inter-token latency histogram (per engine step).",
 			"s", 12, 8, tsOpts{min: zero},
-			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_inter_token_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "client {{target}} {{model}}", exemplar: true},
+			q{expr: quantileExpr("0.9", "target, model", "llm_prober_inter_token_latency_seconds"), legend: "client {{target}} {{model}}", exemplar: true},
 			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_inter_token_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"})).
 		WithPanel(p.ts("E2E latency: client vs server (p90)",
 			"p90 end-to-end latency of the probes vs the server's request latency histogram (all traffic).",
 			"s", 12, 8, tsOpts{min: zero},
-			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_e2e_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "client {{target}} {{model}}", exemplar: true},
+			q{expr: quantileExpr("0.9", "target, model", "llm_prober_e2e_latency_seconds"), legend: "client {{target}} {{model}}", exemplar: true},
 			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_e2e_request_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"}))
+	b = b.WithRow(p.row("Prefill by prompt length")).
+		WithPanel(p.ts("TTFT by prompt length (p50)",
+			"Median time to first token of the modules that send a prompt of a set size (prompt_tokens), one series per module: TTFT against prompt length. Cold modules (cache: cold or paired) show full prefill; warm ones the prefix cache. Empty when no module sets prompt_tokens.",
+			"s", 12, 8, tsOpts{min: zero},
+			q{expr: "(" + quantileExpr("0.5", "target, model, module", "llm_prober_time_to_first_token_seconds") +
+				`) and on (target, model, module) llm_prober_prompt_length_tokens{` + sel + `}`, legend: "{{module}} {{target}}", exemplar: true})).
+		WithPanel(p.ts("Prefill throughput (p50)",
+			"Median prefill speed of cold probes with a set prompt length: uncached prompt tokens divided by TTFT. It falls as prompts grow when attention dominates, and with contention on a busy server.",
+			"tokens/s", 12, 8, tsOpts{min: zero},
+			quantiles("llm_prober_prefill_tokens_per_second", "target, model, module", false)[0]))
 	return latencyHeatmaps(b, p).
 		WithRow(p.row("Failures and output")).
 		WithPanel(p.table("Recent failures",

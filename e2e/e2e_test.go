@@ -98,6 +98,12 @@ modules:
     slo:
       ttft: 500ms
       e2el: 1s
+  prompt_512:
+    messages: [{role: user, content: "Summarise the text above."}]
+    prompt_tokens: 512
+    cache: cold
+    max_tokens: 4
+    ignore_eos: true
 targets:
   - name: mock-overloaded
     url: "http://{{MOCK}}"
@@ -113,7 +119,7 @@ targets:
     url: "http://{{MOCK2}}"
     model: mock-model
     backend: vllm
-    modules: [chat]
+    modules: [chat, prompt_512]
     labels:
       pod: vllm-prefill-0
     server_metrics:
