@@ -57,7 +57,7 @@ step "fuzz the SSE reader, the stream parser, the config loader and the expositi
 go test -run='^$' -fuzz='^FuzzReadStream$' -fuzztime=20s ./prober/
 go test -run='^$' -fuzz='^FuzzSSE$' -fuzztime=20s ./prober/
 go test -run='^$' -fuzz='^FuzzLoad$' -fuzztime=20s ./config/
-go test -run='^$' -fuzz='^FuzzWriterRoundTrip$' -fuzztime=20s ./exposition/
+go test -run='^$' -fuzz='^FuzzWriterRoundTrip$' -fuzztime=20s ./internal/exposition/
 
 step "benchmarks still run (one iteration each; scripts/bench.sh measures)"
 go test -run='^$' -bench=. -benchtime=1x ./prober/ ./collector/ >/dev/null
