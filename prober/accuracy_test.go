@@ -20,15 +20,22 @@ func TestMeasurementAccuracy(t *testing.T) {
 		streams   int
 		p99Bound  time.Duration // generous: CI machines are shared and -race is slow
 		maxTokens int
+		tls       bool // over TLS (HTTP/1.1): kernel receive times apply too
 	}{
-		{1, 5 * time.Millisecond, 40},
-		{100, 50 * time.Millisecond, 40},
+		{1, 5 * time.Millisecond, 40, false},
+		{100, 50 * time.Millisecond, 40, false},
+		{1, 5 * time.Millisecond, 40, true},
+		{100, 50 * time.Millisecond, 40, true},
 	} {
-		t.Run(fmt.Sprintf("%d streams", c.streams), func(t *testing.T) {
+		name := fmt.Sprintf("%d streams", c.streams)
+		if c.tls {
+			name += " over TLS"
+		}
+		t.Run(name, func(t *testing.T) {
 			if raceEnabled {
 				c.p99Bound = 500 * time.Millisecond
 			}
-			ttftErr, itlErr, e2eErr := accuracyRun(t, c.streams, c.maxTokens)
+			ttftErr, itlErr, e2eErr := accuracyRun(t, c.streams, c.maxTokens, c.tls)
 			if len(ttftErr) != c.streams || len(itlErr) != c.streams*(c.maxTokens-1) {
 				t.Fatalf("%d TTFT and %d ITL samples, want %d and %d", len(ttftErr), len(itlErr), c.streams, c.streams*(c.maxTokens-1))
 			}
@@ -49,16 +56,22 @@ func TestMeasurementAccuracy(t *testing.T) {
 	}
 }
 
-func accuracyRun(t *testing.T, streams, maxTokens int) (ttftErr, itlErr, e2eErr []time.Duration) {
+func accuracyRun(t *testing.T, streams, maxTokens int, tls bool) (ttftErr, itlErr, e2eErr []time.Duration) {
 	o := mockvllm.DefaultOptions()
 	o.TTFT = mockvllm.Dist{Mean: 50 * time.Millisecond}
 	o.ITL = mockvllm.Dist{Mean: 10 * time.Millisecond}
 	o.MaxRunning, o.KVBlocks = 0, 0 // no queueing: every stream runs at once
 	mock := mockvllm.New(o)
 	defer mock.Close()
-	srv := httptest.NewServer(mock)
+	srv := httptest.NewUnstartedServer(mock)
+	if tls {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
 	defer srv.Close()
 	target := testTarget(srv.URL)
+	target.HTTPClientConfig.TLSConfig.InsecureSkipVerify = tls
 	client, err := NewClient(target, time.Minute) // the product's client, as the scheduler builds it
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +95,8 @@ func accuracyRun(t *testing.T, streams, maxTokens int) (ttftErr, itlErr, e2eErr 
 			defer cancel()
 			id := fmt.Sprintf("acc-%d", i)
 			r := Run(ctx, client, target, m, id, "test")
-			if !r.Success() || r.OutputTokens != maxTokens {
-				t.Errorf("probe %s: %s %v, %d tokens", id, r.Reason, r.Err, r.OutputTokens)
+			if !r.Success() || r.OutputTokens != maxTokens || !r.KernelTimes {
+				t.Errorf("probe %s: %s %v, %d tokens, kernel times %v", id, r.Reason, r.Err, r.OutputTokens, r.KernelTimes)
 				return
 			}
 			tr, ok := mock.Emissions(id)
