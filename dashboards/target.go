@@ -91,6 +91,10 @@ func targetDrillDown() *dashboardBuilder {
 			"Failed probes per second by module and reason; pairs with no failure in the dashboard range are hidden.",
 			"reqps", 12, 8, tsOpts{min: zero, bars: true, stacked: true},
 			q{expr: nonZero(`sum by (target, module, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "target, module, reason"), legend: "{{reason}} {{module}}"})).
+		WithPanel(p.ts("Warm-up probes after restarts",
+			"Probes kept out of the SLO and goodput series because they came just after the target restarted (a new process start time or counters reset in its metrics, or a failure streak ending), by outcome. Bursts mark deploys and crashes; a steady rate is a crash loop. Zero while the target has not restarted.",
+			"reqps", 12, 8, tsOpts{min: zero, bars: true, stacked: true},
+			q{expr: e(`sum by (target, module, outcome) (rate(llm_prober_warmup_probes_total{SEL}[$__rate_interval]))`), legend: "{{outcome}} {{module}}"})).
 		WithPanel(p.ts("Output tokens per probe",
 			"Mean generated tokens per probe (llm_prober_output_tokens_total / llm_prober_probes_total).",
 			"short", 12, 8, tsOpts{min: zero},
