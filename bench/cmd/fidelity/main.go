@@ -26,16 +26,16 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/mockvllm"
 	"github.com/llm-prober/llm-prober/prober"
+
+	"github.com/llm-prober/llm-prober/bench/internal/harness"
 )
 
 type opts struct {
@@ -74,7 +74,7 @@ func main() {
 		o.streams = append(o.streams, n)
 	}
 	fmt.Printf("# fidelity mode=%s tokens=%d ttft=%v itl=%v spread=%v GOMAXPROCS=%d load=%s\n",
-		o.mode, o.tokens, o.ttft, o.itl, o.spread, runtime.GOMAXPROCS(0), loadavg())
+		o.mode, o.tokens, o.ttft, o.itl, o.spread, runtime.GOMAXPROCS(0), harness.LoadAvg())
 	fmt.Printf("%-10s %6s %8s | %-30s | %-30s | %-30s | %s\n", "mode", "streams", "round",
 		"TTFT err p50/p99/max", "ITL err p50/p99/max (abs)", "E2EL err p50/p99/max", "chunks/s, CPU")
 	if *cpuProfile != "" {
@@ -162,7 +162,7 @@ func runOne(o opts, streams, round int) bool {
 		clock func(time.Time) int64
 	)
 	if o.mode == "subprocess" {
-		addr := freeAddr()
+		addr := harness.FreeAddr()
 		cmd := exec.Command(os.Args[0], "-serve-mock", addr, "-ttft", o.ttft.String(), "-itl", o.itl.String())
 		cmd.Stderr = os.Stderr
 		out, _ := cmd.StdoutPipe()
@@ -224,7 +224,7 @@ func runOne(o opts, streams, round int) bool {
 		wg                     sync.WaitGroup
 	)
 	runtime.GC()
-	cpu0, wall0 := cpuTime(), time.Now()
+	cpu0, wall0 := harness.CPUTime(), time.Now()
 	for i := range streams {
 		wg.Add(1)
 		go func() {
@@ -263,52 +263,13 @@ func runOne(o opts, streams, round int) bool {
 	}
 	wg.Wait()
 	wall := time.Since(wall0)
-	cpu := cpuTime() - cpu0
+	cpu := harness.CPUTime() - cpu0
 	chunks := float64(streams*(o.tokens+3)) / wall.Seconds()
 	fmt.Printf("%-10s %6d %8d | %-30s | %-30s | %-30s | %.0f/s, %.2f cores (this process)\n", o.mode, streams, round,
-		summary(ttftErr), summary(itlErr), summary(e2eEr), chunks, cpu.Seconds()/wall.Seconds())
+		harness.Summary(ttftErr, true), harness.Summary(itlErr, true), harness.Summary(e2eEr, true), chunks, cpu.Seconds()/wall.Seconds())
 	if errs > 0 {
 		fmt.Printf("  %d of %d probes failed or had no trace\n", errs, streams)
 		return false
 	}
 	return true
-}
-
-// summary gives p50, p99 and max of |err|.
-func summary(d []time.Duration) string {
-	if len(d) == 0 {
-		return "-"
-	}
-	a := make([]time.Duration, len(d))
-	for i, v := range d {
-		a[i] = v.Abs()
-	}
-	slices.Sort(a)
-	q := func(p float64) time.Duration { return a[min(int(p*float64(len(a))), len(a)-1)] }
-	f := func(x time.Duration) string { return strconv.FormatFloat(float64(x)/1e6, 'f', 3, 64) }
-	return f(q(0.5)) + "/" + f(q(0.99)) + "/" + f(a[len(a)-1]) + " ms"
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	return strings.Join(f[:3], " ")
-}
-
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

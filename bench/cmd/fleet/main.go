@@ -31,6 +31,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/llm-prober/llm-prober/bench/internal/harness"
 )
 
 func main() {
@@ -44,7 +46,7 @@ func main() {
 		single   = flag.Bool("single", true, "also run one process with one shard's share, for comparison")
 	)
 	flag.Parse()
-	fmt.Printf("# fleet targets=%d shards=%d interval=%v change=%d load=%s\n", *n, *shards, *interval, *change, loadavg())
+	fmt.Printf("# fleet targets=%d shards=%d interval=%v change=%d load=%s\n", *n, *shards, *interval, *change, harness.LoadAvg())
 
 	srv := newServers(*n+*change, *tokens)
 	dir, err := os.MkdirTemp("", "llm-prober-fleet")
@@ -82,9 +84,9 @@ func main() {
 		baseline = add(baseline, sub(base1[i], base0[i]))
 	}
 	fmt.Printf("fleet schedule delay, steady interval: p50 %s p99 %s, %s within 10 ms (%d probes), load %s\n",
-		ms(quantile(baseline, 0.5)), ms(quantile(baseline, 0.99)), fraction(baseline, 0.01), baseline.GetSampleCount(), loadavg())
+		harness.MS(harness.Quantile(baseline, 0.5)), harness.MS(harness.Quantile(baseline, 0.99)), harness.Fraction(baseline, 0.01), baseline.GetSampleCount(), harness.LoadAvg())
 	for i, r := range fleet {
-		fmt.Printf("shard %d: CPU %.3f cores, RSS %.0f MB\n", i, (cpu[i]-cpu0[i]).Seconds()/interval.Seconds(), float64(procRSS(r.pid()))/(1<<20))
+		fmt.Printf("shard %d: CPU %.3f cores, RSS %.0f MB\n", i, (cpu[i]-cpu0[i]).Seconds()/interval.Seconds(), float64(harness.RSS(r.pid()))/(1<<20))
 	}
 
 	// The change: the first `change` targets leave, as many new ones come.
@@ -120,11 +122,11 @@ func main() {
 	for i := range fleet {
 		d := sub(after[i], before[i])
 		fmt.Printf("shard %d schedule delay since the change: p50 %s p99 %s, %s within 10 ms (%d probes)\n",
-			i, ms(quantile(d, 0.5)), ms(quantile(d, 0.99)), fraction(d, 0.01), d.GetSampleCount())
+			i, harness.MS(harness.Quantile(d, 0.5)), harness.MS(harness.Quantile(d, 0.99)), harness.Fraction(d, 0.01), d.GetSampleCount())
 		merged = add(merged, d)
 	}
 	fmt.Printf("fleet schedule delay, interval after the change: p50 %s p99 %s, %s within 10 ms (%d probes), load %s\n",
-		ms(quantile(merged, 0.5)), ms(quantile(merged, 0.99)), fraction(merged, 0.01), merged.GetSampleCount(), loadavg())
+		harness.MS(harness.Quantile(merged, 0.5)), harness.MS(harness.Quantile(merged, 0.99)), harness.Fraction(merged, 0.01), merged.GetSampleCount(), harness.LoadAvg())
 	for _, r := range fleet {
 		r.stop()
 	}
@@ -137,12 +139,12 @@ func main() {
 		defer r.stop()
 		waitFor(time.Minute, func() bool { return total([]*replica{r}, "llm_prober_shard_targets") == float64(share) })
 		time.Sleep(*interval + 2*time.Second)
-		c0 := procCPU(r.pid())
+		c0 := harness.ProcCPU(r.pid())
 		srv.window(*interval)
 		fmt.Printf("single process, %d targets: CPU %.3f cores, RSS %.0f MB\n", share,
-			(procCPU(r.pid())-c0).Seconds()/interval.Seconds(), float64(procRSS(r.pid()))/(1<<20))
+			(harness.ProcCPU(r.pid())-c0).Seconds()/interval.Seconds(), float64(harness.RSS(r.pid()))/(1<<20))
 	}
-	fmt.Printf("# load at end %s\n", loadavg())
+	fmt.Printf("# load at end %s\n", harness.LoadAvg())
 }
 
 // servers are the targets: one counting SSE listener each.
@@ -263,7 +265,7 @@ type replica struct {
 }
 
 func start(binary, cfg string, args ...string) *replica {
-	addr := freeAddr()
+	addr := harness.FreeAddr()
 	cmd := exec.Command(binary, append([]string{"--config.file=" + cfg, "--web.listen-address=" + addr, "--log.level=warn"}, args...)...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	check(cmd.Start())
@@ -344,7 +346,7 @@ func delays(fleet []*replica) []*dto.Histogram {
 func cpus(fleet []*replica) []time.Duration {
 	var out []time.Duration
 	for _, r := range fleet {
-		out = append(out, procCPU(r.pid()))
+		out = append(out, harness.ProcCPU(r.pid()))
 	}
 	return out
 }

@@ -22,17 +22,16 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/mockvllm"
 	"github.com/llm-prober/llm-prober/prober"
+
+	"github.com/llm-prober/llm-prober/bench/internal/harness"
 )
 
 type opts struct {
@@ -65,7 +64,7 @@ func main() {
 		serve(*serveMock, o)
 		return
 	}
-	addr := freeAddr()
+	addr := harness.FreeAddr()
 	cmd := exec.Command(os.Args[0], "-serve-mock", addr, "-ttft", o.ttft.String(), "-itl", o.itl.String(),
 		"-tokens-per-chunk", strconv.Itoa(o.perChunk), "-n", strconv.Itoa(o.n))
 	cmd.Stderr = os.Stderr
@@ -80,7 +79,7 @@ func main() {
 
 	loadtest.TuneGC() // as llm-prober bench does; for both clients
 	runtime.GC()
-	cpu0, wall0 := cpuTime(), time.Now()
+	cpu0, wall0 := harness.CPUTime(), time.Now()
 	var res *result
 	if o.client == "openai" {
 		res = runOpenAI(o, url)
@@ -88,21 +87,21 @@ func main() {
 		res = runLoadtest(o, url)
 	}
 	wall := time.Since(wall0)
-	cpu := cpuTime() - cpu0
+	cpu := harness.CPUTime() - cpu0
 	fmt.Printf("client=%s rate=%s conc=%d n=%d tokens=%d/chunk %d ttft=%v itl=%v load=%s\n", o.client, rateStr(o.rate), o.concurrency,
-		o.n, o.tokens, o.perChunk, o.ttft, o.itl, loadavg())
+		o.n, o.tokens, o.perChunk, o.ttft, o.itl, harness.LoadAvg())
 	fmt.Printf("  done %d ok, %d failed in %.2fs: %.0f req/s, %.0f tokens/s, peak in flight %d\n", res.ok, res.failed, res.dur.Seconds(),
 		float64(res.ok)/res.dur.Seconds(), float64(res.tokens)/res.dur.Seconds(), res.peak)
-	fmt.Printf("  send lag (actual − planned) p50/p99/max: %s\n", summary(res.lag, false))
+	fmt.Printf("  send lag (actual − planned) p50/p99/max: %s\n", harness.Summary(res.lag, false))
 	if o.fidelity {
-		fmt.Printf("  TTFT error p50/p99/max |err|: %s (%d)\n", summary(res.ttftErr, true), len(res.ttftErr))
-		fmt.Printf("  ITL  error p50/p99/max |err|: %s (%d)\n", summary(res.itlErr, true), len(res.itlErr))
+		fmt.Printf("  TTFT error p50/p99/max |err|: %s (%d)\n", harness.Summary(res.ttftErr, true), len(res.ttftErr))
+		fmt.Printf("  ITL  error p50/p99/max |err|: %s (%d)\n", harness.Summary(res.itlErr, true), len(res.itlErr))
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	mockCPU := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	fmt.Printf("  CPU %.2f cores (this process, wall %.1fs; the mock %.2f cores), peak RSS %d MiB\n",
-		cpu.Seconds()/wall.Seconds(), wall.Seconds(), mockCPU.Seconds()/wall.Seconds(), peakRSS()>>20)
+		cpu.Seconds()/wall.Seconds(), wall.Seconds(), mockCPU.Seconds()/wall.Seconds(), harness.PeakRSS()>>20)
 }
 
 type result struct {
@@ -235,60 +234,9 @@ func poissonSchedule(rate float64, n int) []time.Duration {
 	return out
 }
 
-func summary(d []time.Duration, abs bool) string {
-	if len(d) == 0 {
-		return "-"
-	}
-	a := slices.Clone(d)
-	if abs {
-		for i := range a {
-			a[i] = a[i].Abs()
-		}
-	}
-	slices.Sort(a)
-	q := func(p float64) time.Duration { return a[min(int(p*float64(len(a))), len(a)-1)] }
-	f := func(x time.Duration) string { return strconv.FormatFloat(float64(x)/1e6, 'f', 3, 64) }
-	return f(q(0.5)) + "/" + f(q(0.99)) + "/" + f(a[len(a)-1]) + " ms"
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// peakRSS is VmHWM from /proc/self/status, in bytes.
-func peakRSS() int64 {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
-}
-
 func rateStr(r float64) string {
 	if r == 0 {
 		return "closed"
 	}
 	return strconv.FormatFloat(r, 'g', -1, 64)
-}
-
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

@@ -17,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -32,6 +31,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/llm-prober/llm-prober/bench/internal/harness"
 )
 
 var (
@@ -88,7 +89,7 @@ func main() {
 		go func() { _ = http.Serve(ln, h) }()
 		urls = append(urls, "http://"+ln.Addr().String())
 	}
-	fmt.Printf("# scale interval=%v duration=%v tokens=%d server-metrics=%v load=%s\n", *interval, *duration, *tokens, *serverMetrics, loadavg())
+	fmt.Printf("# scale interval=%v duration=%v tokens=%d server-metrics=%v load=%s\n", *interval, *duration, *tokens, *serverMetrics, harness.LoadAvg())
 	// Per target: RSS, Go heap in use and goroutine stacks (KB), goroutines.
 	// /metrics: OpenMetrics size, plain/gzip; render: gzip OpenMetrics,
 	// then gzip protobuf size and render.
@@ -172,7 +173,7 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 	if err := writeConfig(cfg, n, urls, interval, tokens); err != nil {
 		return err
 	}
-	addr := freeAddr()
+	addr := harness.FreeAddr()
 	started := time.Now()
 	if scrapes != nil {
 		scrapes.reset(started)
@@ -188,13 +189,13 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 		return err
 	}
 	pid := cmd.Process.Pid
-	cpu0, t0 := procCPU(pid), time.Now()
+	cpu0, t0 := harness.ProcCPU(pid), time.Now()
 	var peak int64
 	for time.Since(t0) < duration {
 		time.Sleep(time.Second)
-		peak = max(peak, procRSS(pid))
+		peak = max(peak, harness.RSS(pid))
 	}
-	cpuAll := procCPU(pid)
+	cpuAll := harness.ProcCPU(pid)
 	cpu := cpuAll - cpu0
 	wall := time.Since(t0)
 	// Since start too: scrapes that all fire at start fall before ready.
@@ -236,7 +237,7 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 				return 0, 0, 0, err
 			}
 			plain = int(n)
-			peak = max(peak, procRSS(pid))
+			peak = max(peak, harness.RSS(pid))
 		}
 		slices.Sort(ds)
 		return ds[1], gz, plain, nil
@@ -254,8 +255,8 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 	var p50, p99, top, within string
 	if mf := fams["llm_prober_schedule_delay_seconds"]; mf != nil && len(mf.GetMetric()) == 1 {
 		h := mf.GetMetric()[0].GetHistogram()
-		p50, p99 = ms(quantile(h, 0.5)), ms(quantile(h, 0.99))
-		top, within = maxBucket(h), fraction(h, 0.01)
+		p50, p99 = harness.MS(harness.Quantile(h, 0.5)), harness.MS(harness.Quantile(h, 0.99))
+		top, within = maxBucket(h), harness.Fraction(h, 0.01)
 	}
 	fmt.Printf("%8d %8.0f %6.0f %10.3f %9.2fms %6.0f/%4.0fMB %6.0f/%3.0f/%3.0fKB %4.1f %8.1f/%4.1fMB %6.0fms %4.1fMB %6.0fms %26s %10s\n", n, probes, failed,
 		cpu.Seconds()/wall.Seconds(), cpu.Seconds()*1000/max(probes, 1), float64(steady)/(1<<20), float64(peak)/(1<<20),
@@ -278,33 +279,13 @@ func sum(mf *dto.MetricFamily) float64 {
 	return t
 }
 
-// quantile interpolates linearly inside the classic bucket holding q.
-func quantile(h *dto.Histogram, q float64) float64 {
-	total := float64(h.GetSampleCount())
-	if total == 0 {
-		return math.NaN()
-	}
-	rank, lo, prev := q*total, 0.0, 0.0
-	for _, b := range h.GetBucket() {
-		c := float64(b.GetCumulativeCount())
-		if c >= rank {
-			if c == prev {
-				return b.GetUpperBound()
-			}
-			return lo + (b.GetUpperBound()-lo)*(rank-prev)/(c-prev)
-		}
-		lo, prev = b.GetUpperBound(), c
-	}
-	return math.Inf(1)
-}
-
 // maxBucket is the upper bound of the highest non-empty bucket.
 func maxBucket(h *dto.Histogram) string {
 	prev := uint64(0)
 	top := "0"
 	for _, b := range h.GetBucket() {
 		if b.GetCumulativeCount() > prev {
-			top = "≤" + ms(b.GetUpperBound())
+			top = "≤" + harness.MS(b.GetUpperBound())
 		}
 		prev = b.GetCumulativeCount()
 	}
@@ -314,17 +295,8 @@ func maxBucket(h *dto.Histogram) string {
 	return top
 }
 
-func fraction(h *dto.Histogram, bound float64) string {
-	for _, b := range h.GetBucket() {
-		if b.GetUpperBound() == bound && h.GetSampleCount() > 0 {
-			return fmt.Sprintf("%.2f%%", 100*float64(b.GetCumulativeCount())/float64(h.GetSampleCount()))
-		}
-	}
-	return "-"
-}
-
-func ms(s float64) string { return strconv.FormatFloat(s*1000, 'g', 3, 64) + "ms" }
-
+// fetch GETs url. An explicit encoding ("gzip") leaves the body as sent:
+// the Go client only undoes the compression it asked for itself.
 func single(mf *dto.MetricFamily) float64 {
 	if mf == nil || len(mf.GetMetric()) != 1 {
 		return 0
@@ -333,8 +305,6 @@ func single(mf *dto.MetricFamily) float64 {
 	return m.GetGauge().GetValue() + m.GetCounter().GetValue() + m.GetUntyped().GetValue()
 }
 
-// fetch GETs url. An explicit encoding ("gzip") leaves the body as sent:
-// the Go client only undoes the compression it asked for itself.
 func fetch(url, accept, encoding string) (time.Duration, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -365,51 +335,6 @@ func waitReady(url string, timeout time.Duration) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return fmt.Errorf("%s not ready after %v", url, timeout)
-}
-
-// procCPU is the user+system CPU time of pid (Linux, 100 ticks/s).
-func procCPU(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond
-}
-
-// procRSS is the resident set size of pid in bytes.
-func procRSS(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
-}
-
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 func fatal(err error) {
