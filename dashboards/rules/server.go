@@ -29,9 +29,10 @@ func kvSaturated(window string) string {
 
 // serverScrapeOK keeps a capacity alert only while the prober scrapes the
 // server's metrics: when the server or the prober is gone, the range
-// windows would otherwise hold the last values for minutes.
+// windows would otherwise hold the last values for minutes. Over 2m, so
+// that one missed scrape does not reset the for: timers.
 const serverScrapeOK = `and on (<JI>, target)
-llm_prober_server_scrape_success{SEL} == 1`
+max_over_time(llm_prober_server_scrape_success{SEL}[2m]) == 1`
 
 func serverRecordingGroup(c Config) Group {
 	rec := func(comment, name, expr string) Rule {
@@ -140,8 +141,10 @@ func serverAlertGroup(c Config) Group {
 		Name: "llm-prober-server",
 		Rules: []Rule{
 			{
-				Alert:  "LLMProberServerMetricsScrapeFailing",
-				Expr:   c.expand(`max by (<JI>, target) (llm_prober_server_scrape_success{SEL}) == 0`),
+				Alert: "LLMProberServerMetricsScrapeFailing",
+				Comment: "Failing throughout the last 2m, so that a missed scrape of the prober\n" +
+					"(a one-step gap) does not restart the 10m.",
+				Expr:   c.expand(`max by (<JI>, target) (max_over_time(llm_prober_server_scrape_success{SEL}[2m])) == 0`),
 				For:    "10m",
 				Labels: map[string]string{"severity": "warning"},
 				Annotations: map[string]string{

@@ -49,6 +49,8 @@ func sliGroup(c Config) Group {
 			"that SLO (llm_prober_slo_seconds); failed probes count against availability\n" +
 			"and goodput, not against the latency SLIs. instance (the prober) is kept so\n" +
 			"that the alerts carry it: LLMProberDown inhibits them by instance.\n" +
+			"The SLO thresholds are read over 2m so that a missed scrape does not drop\n" +
+			"the latency SLIs (and reset the alerts' for: timers) for a step.\n" +
 			"A window without probes records nothing rather than NaN (0/0), which would\n" +
 			"poison the period average for 28 days.",
 		Name: "llm-prober-slo-sli",
@@ -74,14 +76,14 @@ func sliGroup(c Config) Group {
 (
   sum by (<TM>, slo) (rate(llm_prober_slo_violations_total{SEL}[W]))
   or
-  0 * group by (<TM>, slo) (llm_prober_slo_seconds{SEL} > 0)
+  0 * group by (<TM>, slo) (last_over_time(llm_prober_slo_seconds{SEL}[2m]) > 0)
 )
 /
 (
   sum by (<TM>, slo) (
     rate(llm_prober_probes_total{SEL}[W])
     * on (<TM>, module) group_right ()
-    (0 * (llm_prober_slo_seconds{SEL} > 0) + 1)
+    (0 * (last_over_time(llm_prober_slo_seconds{SEL}[2m]) > 0) + 1)
   ) > 0
 )`)},
 			Rule{Record: "target_model:llm_prober_probes:increase" + w,
@@ -135,9 +137,11 @@ var burnAlerts = []burnAlert{
 
 // targetPresent keeps an alert only while the prober exports the target:
 // when the prober dies (stale markers) or drops the target, the alert
-// resolves at the next evaluation instead of living on in its windows.
+// resolves within 2m instead of living on in its 30m-6h windows. The 2m
+// ride over a missed scrape or two, which would otherwise reset every
+// pending for: (the drill recorded one).
 const targetPresent = `and on (<TM>)
-llm_prober_target_info{SEL}`
+present_over_time(llm_prober_target_info{SEL}[2m])`
 
 func burnAlertGroup(c Config) Group {
 	g := Group{
