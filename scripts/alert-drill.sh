@@ -6,7 +6,7 @@
 # alert outlives the killed prober. See docs/alerting.md.
 #
 #   scripts/alert-drill.sh            # full drill, ~31 minutes
-#   scripts/alert-drill.sh --quick    # short windows only, ~7 minutes
+#   scripts/alert-drill.sh --quick    # short windows only, ~9 minutes
 #   scripts/alert-drill.sh --table t.md --record series.yml
 #
 # LLM_PROBER_BIN / PROMETHEUS_BIN use prebuilt binaries instead.

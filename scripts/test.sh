@@ -46,7 +46,7 @@ step "rules: promtool check + unit tests (incl. series recorded by the alert dri
 
 step "Alertmanager example: decoded and its inhibitions checked with Alertmanager's config package (tools/go.mod)"
 (cd tools && go test -count=1 ./alertmanager/)
-# The alert drill (scripts/alert-drill.sh, ~7 min even with --quick) is not run here;
+# The alert drill (scripts/alert-drill.sh, ~9 min even with --quick) is not run here;
 # go vet above builds its driver (e2e/drill). See docs/alerting.md.
 
 step "go test -race (all packages, incl. end-to-end with a real Prometheus)"

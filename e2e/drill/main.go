@@ -58,11 +58,12 @@ var full = mode{
 // page names the 1h/5m window of a burn-rate alert.
 func page(alert string) string { return alert + " 1h/5m" }
 
-// quick covers the short windows in about 7 minutes: the 1h/5m burn
+// quick covers the short windows in about 9 minutes: the 1h/5m burn
 // pages, the persistent queue, and the dead prober's alerts resolving
-// (LLMProberDown's 5m for: outlasts it, so it must only be pending).
+// (within 2m; LLMProberDown's 5m for: outlasts it, so it must only be
+// pending).
 var quick = mode{
-	name: "quick", killTargetAt: time.Minute, killProberAt: 6 * time.Minute, observeAfter: 75 * time.Second,
+	name: "quick", killTargetAt: time.Minute, killProberAt: 6 * time.Minute, observeAfter: 150 * time.Second,
 	expect: map[string][]string{
 		"slow":      {page("LLMProberLatencyBudgetBurn"), page("LLMProberGoodputBudgetBurn")},
 		"saturated": {page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn"), "LLMProberRequestsQueueing"},
@@ -137,7 +138,7 @@ scrape_configs:
 `
 
 func main() {
-	quickFlag := flag.Bool("quick", false, "run the ~7 minute drill of the short windows instead of the ~31 minute one")
+	quickFlag := flag.Bool("quick", false, "run the ~9 minute drill of the short windows instead of the ~31 minute one")
 	proberBin := flag.String("prober", ".cache/bin/llm-prober", "llm-prober binary")
 	promBin := flag.String("prometheus", ".cache/bin/prometheus", "Prometheus binary (from tools/go.mod)")
 	rulesDir := flag.String("rules", "alerts", "directory with llm-prober-rules.yml and llm-prober-alerts.yml")
