@@ -35,6 +35,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/llm-prober/llm-prober/internal/testutil"
+
+	"github.com/llm-prober/llm-prober/internal/promapi"
 )
 
 // Overload settings of the mock vLLM server: few KV blocks and a long
@@ -241,7 +243,7 @@ func TestEndToEnd(t *testing.T) {
 		"--enable-feature=exemplar-storage",
 	)
 	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
-	api := promAPI{base: "http://" + promAddr}
+	api := promAPI{promapi.Client{Base: "http://" + promAddr}}
 	promStart := time.Now()
 
 	// 4. Poll until every check has passed once.
@@ -263,7 +265,7 @@ func TestEndToEnd(t *testing.T) {
 		if prober.Exited() || prom.Exited() || mock.Exited() || mock2.Exited() {
 			t.Fatal("a subprocess exited early")
 		}
-		alerts, err := api.alerts(ctx)
+		alerts, err := api.Alerts(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/internal/testutil"
+
+	"github.com/llm-prober/llm-prober/internal/promapi"
 )
 
 // requireE2E skips tests that build Prometheus or promtool from source
@@ -74,38 +76,8 @@ func waitHTTP(t *testing.T, p *testutil.Proc, u string, timeout time.Duration) {
 
 // ---- Prometheus HTTP API ----
 
-type promAPI struct{ base string }
-
-type apiResponse struct {
-	Status    string          `json:"status"`
-	Data      json.RawMessage `json:"data"`
-	ErrorType string          `json:"errorType"`
-	Error     string          `json:"error"`
-}
-
-func (a promAPI) get(ctx context.Context, path string, params url.Values) (json.RawMessage, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path+"?"+params.Encode(), nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	var r apiResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("%s: HTTP %d: %s", path, resp.StatusCode, body)
-	}
-	if r.Status != "success" {
-		return nil, fmt.Errorf("%s: %s: %s", path, r.ErrorType, r.Error)
-	}
-	return r.Data, nil
-}
+// promAPI adds the queries the tests need to the shared client.
+type promAPI struct{ promapi.Client }
 
 type sample struct {
 	Metric map[string]string `json:"metric"`
@@ -115,7 +87,7 @@ type sample struct {
 // instant runs an instant query and returns its vector samples (a scalar
 // result comes back as one sample without labels).
 func (a promAPI) instant(ctx context.Context, query string) ([]sample, error) {
-	data, err := a.get(ctx, "/api/v1/query", url.Values{"query": {query}})
+	data, err := a.Get(ctx, "/api/v1/query", url.Values{"query": {query}})
 	if err != nil {
 		return nil, err
 	}
@@ -153,23 +125,6 @@ func hasValue(v []sample) bool {
 	return false
 }
 
-type alert struct {
-	Labels map[string]string `json:"labels"`
-	State  string            `json:"state"`
-}
-
-func (a promAPI) alerts(ctx context.Context) ([]alert, error) {
-	data, err := a.get(ctx, "/api/v1/alerts", nil)
-	if err != nil {
-		return nil, err
-	}
-	var res struct {
-		Alerts []alert `json:"alerts"`
-	}
-	err = json.Unmarshal(data, &res)
-	return res.Alerts, err
-}
-
 type ruleGroup struct {
 	Name  string `json:"name"`
 	File  string `json:"file"`
@@ -182,7 +137,7 @@ type ruleGroup struct {
 }
 
 func (a promAPI) rules(ctx context.Context) ([]ruleGroup, error) {
-	data, err := a.get(ctx, "/api/v1/rules", nil)
+	data, err := a.Get(ctx, "/api/v1/rules", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +149,7 @@ func (a promAPI) rules(ctx context.Context) ([]ruleGroup, error) {
 }
 
 func (a promAPI) labelValues(ctx context.Context, label, match string) ([]string, error) {
-	data, err := a.get(ctx, "/api/v1/label/"+label+"/values", url.Values{"match[]": {match}})
+	data, err := a.Get(ctx, "/api/v1/label/"+label+"/values", url.Values{"match[]": {match}})
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +159,7 @@ func (a promAPI) labelValues(ctx context.Context, label, match string) ([]string
 }
 
 func (a promAPI) exemplars(ctx context.Context, query string, since time.Time) ([]map[string]string, error) {
-	data, err := a.get(ctx, "/api/v1/query_exemplars", url.Values{
+	data, err := a.Get(ctx, "/api/v1/query_exemplars", url.Values{
 		"query": {query},
 		"start": {fmt.Sprint(since.Unix())},
 		"end":   {fmt.Sprint(time.Now().Unix() + 1)},

@@ -21,6 +21,8 @@ import (
 	"github.com/llm-prober/llm-prober/internal/exposition"
 	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/prober"
+
+	"github.com/llm-prober/llm-prober/internal/promapi"
 )
 
 // quantileDist draws one probe's TTFT and TPOT, in seconds.
@@ -96,7 +98,7 @@ scrape_configs:
 	prom := testutil.Start(t, "prometheus", promBin, "--config.file", cfg, "--storage.tsdb.path", filepath.Join(tmp, "tsdb"),
 		"--web.listen-address", promAddr)
 	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
-	api := promAPI{base: "http://" + promAddr}
+	api := promAPI{promapi.Client{Base: "http://" + promAddr}}
 	ctx := context.Background()
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(500 * time.Millisecond) {
 		v, err := api.instant(ctx, `count(llm_prober_time_to_first_token_seconds)`)

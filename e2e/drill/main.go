@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/llm-prober/llm-prober/internal/promapi"
 )
 
 // mode is the drill's timeline.
@@ -250,13 +252,13 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 		return false, err
 	}
 	start := time.Now()
-	api := promAPI{base: "http://" + promAddr}
+	api := promAPI{promapi.Client{Base: "http://" + promAddr}}
 	tr := &tracker{api: api, start: start, seen: map[alertKey]*outcome{}, targets: map[string]string{}}
 	for _, n := range personalities[:4] {
 		tr.targets[n] = n
 	}
 	fmt.Printf("prometheus at %s, prober at %s; killing the dead target at %s and the prober at %s\n",
-		api.base, proberAddr, since(start, start.Add(m.killTargetAt)), since(start, start.Add(m.killProberAt)))
+		api.Base, proberAddr, since(start, start.Add(m.killTargetAt)), since(start, start.Add(m.killProberAt)))
 
 	// 4. The timeline.
 	var targetKilled, proberKilled time.Time

@@ -4,60 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/promapi"
 )
 
-type promAPI struct{ base string }
-
-func (a promAPI) get(ctx context.Context, path string, params url.Values) (json.RawMessage, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path+"?"+params.Encode(), nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		Status string          `json:"status"`
-		Data   json.RawMessage `json:"data"`
-		Error  string          `json:"error"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("%s: HTTP %d: %.200s", path, resp.StatusCode, body)
-	}
-	if r.Status != "success" {
-		return nil, fmt.Errorf("%s: %s", path, r.Error)
-	}
-	return r.Data, nil
-}
-
-type alert struct {
-	Labels   map[string]string `json:"labels"`
-	State    string            `json:"state"`
-	ActiveAt time.Time         `json:"activeAt"`
-}
-
-func (a promAPI) alerts(ctx context.Context) ([]alert, error) {
-	data, err := a.get(ctx, "/api/v1/alerts", nil)
-	if err != nil {
-		return nil, err
-	}
-	var res struct {
-		Alerts []alert `json:"alerts"`
-	}
-	err = json.Unmarshal(data, &res)
-	return res.Alerts, err
-}
+// promAPI adds range queries to the shared client.
+type promAPI struct{ promapi.Client }
 
 // rangeSeries is one series of a range query; a missing step is NaN.
 type rangeSeries struct {
@@ -66,7 +21,7 @@ type rangeSeries struct {
 }
 
 func (a promAPI) queryRange(ctx context.Context, q string, start, end time.Time, step time.Duration) ([]rangeSeries, error) {
-	data, err := a.get(ctx, "/api/v1/query_range", url.Values{
+	data, err := a.Get(ctx, "/api/v1/query_range", url.Values{
 		"query": {q},
 		"start": {strconv.FormatInt(start.Unix(), 10)},
 		"end":   {strconv.FormatInt(end.Unix(), 10)},
@@ -121,7 +76,7 @@ type tracker struct {
 }
 
 func (t *tracker) poll(ctx context.Context) error {
-	alerts, err := t.api.alerts(ctx)
+	alerts, err := t.api.Alerts(ctx)
 	if err != nil {
 		return err
 	}
