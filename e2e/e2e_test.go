@@ -14,7 +14,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -35,6 +34,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/llm-prober/llm-prober/internal/testutil"
+	"github.com/llm-prober/llm-prober/internal/testutil/live"
 
 	"github.com/llm-prober/llm-prober/internal/promapi"
 )
@@ -81,14 +81,7 @@ const proberConfig = `global:
 tracing:
   otlp_endpoint: "{{OTLP}}/v1/traces"
 modules:
-  chat:
-    api: chat
-    messages:
-      - role: user
-        content: "Count from one to twenty, in words."
-    max_tokens: 16
-    ignore_eos: true
-    slo:
+` + live.ChatModule + `    slo:
       ttft: 500ms
       tpot: 20ms
       e2el: 1s
@@ -139,12 +132,7 @@ rule_files:
   - {{RULES}}
   - {{ALERTS}}
 scrape_configs:
-  - job_name: llm-prober
-    scrape_native_histograms: true
-    always_scrape_classic_histograms: true
-    static_configs:
-      - targets: ["{{PROBER}}"]
-  - job_name: dcgm-exporter
+` + live.ProberScrapeJob + `  - job_name: dcgm-exporter
     static_configs:
       - targets: ["{{DCGM}}"]
 `
@@ -203,12 +191,12 @@ func TestEndToEnd(t *testing.T) {
 	// 1. Mock vLLM, overloaded by a growing number of streaming clients.
 	mockAddr := testutil.FreeAddr(t)
 	mock := testutil.Start(t, "mock-vllm", proberBin, append([]string{"mock-vllm", "--listen-address", mockAddr}, mockArgs...)...)
-	waitHTTP(t, mock, "http://"+mockAddr+"/v1/models", 30*time.Second)
+	testutil.WaitHTTP(t, mock, "http://"+mockAddr+"/v1/models", 30*time.Second)
 	load := startLoad(ctx, t, "http://"+mockAddr)
 	waitOverloaded(t, "http://"+mockAddr+"/metrics", 60*time.Second)
 	mock2Addr := testutil.FreeAddr(t)
 	mock2 := testutil.Start(t, "mock-vllm-prefill", proberBin, append([]string{"mock-vllm", "--listen-address", mock2Addr}, prefillMockArgs...)...)
-	waitHTTP(t, mock2, "http://"+mock2Addr+"/v1/models", 30*time.Second)
+	testutil.WaitHTTP(t, mock2, "http://"+mock2Addr+"/v1/models", 30*time.Second)
 
 	// 2. llm-prober probing it.
 	proberAddr := testutil.FreeAddr(t)
@@ -216,7 +204,7 @@ func TestEndToEnd(t *testing.T) {
 	otlp := newOTLPReceiver(t)
 	testutil.WriteFile(t, cfg, strings.NewReplacer("{{MOCK}}", mockAddr, "{{MOCK2}}", mock2Addr, "{{OTLP}}", otlp.srv.URL).Replace(proberConfig))
 	prober := testutil.Start(t, "llm-prober", proberBin, "--config.file", cfg, "--web.listen-address", proberAddr)
-	waitHTTP(t, prober, "http://"+proberAddr+"/-/ready", 30*time.Second)
+	testutil.WaitHTTP(t, prober, "http://"+proberAddr+"/-/ready", 30*time.Second)
 
 	// 3. Prometheus scraping llm-prober with the rules loaded.
 	rulesSrc, err := os.ReadFile(filepath.Join(root, "alerts", "llm-prober-rules.yml"))
@@ -242,7 +230,7 @@ func TestEndToEnd(t *testing.T) {
 		"--web.listen-address", promAddr,
 		"--enable-feature=exemplar-storage",
 	)
-	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
+	testutil.WaitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
 	api := promAPI{promapi.Client{Base: "http://" + promAddr}}
 	promStart := time.Now()
 
@@ -412,32 +400,12 @@ type loadGen struct {
 // ctx is done.
 func startLoad(ctx context.Context, t *testing.T, base string) *loadGen {
 	g := &loadGen{}
-	prompt := strings.TrimSpace(strings.Repeat("load ", loadPromptWords))
-	body, _ := json.Marshal(map[string]any{
-		"model":      "mock-model",
-		"messages":   []map[string]string{{"role": "user", "content": prompt}},
-		"max_tokens": loadMaxTokens,
-		"ignore_eos": true,
-		"stream":     true,
-	})
+	body := live.LoadBody(loadPromptWords, loadMaxTokens)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadMax}}
 	var wg sync.WaitGroup
 	worker := func() {
 		defer wg.Done()
-		for ctx.Err() == nil {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/chat/completions", bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := client.Do(req)
-			if err != nil {
-				time.Sleep(100 * time.Millisecond)
-				continue
-			}
-			sc := bufio.NewScanner(resp.Body)
-			for sc.Scan() {
-			}
-			resp.Body.Close()
-			g.requests.Add(1)
-		}
+		live.Stream(ctx, client, base, body, 100*time.Millisecond, func(int) { g.requests.Add(1) })
 	}
 	add := func() { wg.Add(1); g.workers.Add(1); go worker() }
 	for range loadStart {

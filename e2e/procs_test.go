@@ -5,16 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/llm-prober/llm-prober/internal/testutil"
 
 	"github.com/llm-prober/llm-prober/internal/promapi"
 )
@@ -51,27 +47,6 @@ func goBuild(t *testing.T, workdir, pkg, out string) {
 		t.Fatalf("go build %s (in %s): %v\n%s", pkg, workdir, err, stderr.String())
 	}
 	t.Logf("built %s in %s", pkg, time.Since(start).Round(time.Second))
-}
-
-// waitHTTP polls url until it answers 200 or the timeout passes.
-func waitHTTP(t *testing.T, p *testutil.Proc, u string, timeout time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if p.Exited() {
-			t.Fatalf("%s exited early:\n%s", p.Name, p.Log())
-		}
-		resp, err := http.Get(u)
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("%s: %s not ready after %s", p.Name, u, timeout)
 }
 
 // ---- Prometheus HTTP API ----

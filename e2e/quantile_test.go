@@ -97,7 +97,7 @@ scrape_configs:
 `, "{{ADDR}}", strings.TrimPrefix(srv.URL, "http://")))
 	prom := testutil.Start(t, "prometheus", promBin, "--config.file", cfg, "--storage.tsdb.path", filepath.Join(tmp, "tsdb"),
 		"--web.listen-address", promAddr)
-	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
+	testutil.WaitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
 	api := promAPI{promapi.Client{Base: "http://" + promAddr}}
 	ctx := context.Background()
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(500 * time.Millisecond) {

@@ -1,13 +1,10 @@
 package prober
 
 import (
-	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/llm-prober/llm-prober/config"
 )
@@ -47,37 +44,7 @@ func prefillRegistry() prometheus.Gatherer {
 // The prefill families are pinned by their own golden file (the shared
 // one holds none of them): regenerate with UPDATE_GOLDEN=1.
 func TestPrefillMetricsGolden(t *testing.T) {
-	const golden = "testdata/prefill.golden"
 	reg := prefillRegistry()
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		mfs, _ := reg.Gather()
-		var b strings.Builder
-		for _, mf := range mfs {
-			for _, name := range prefillFamilies {
-				if mf.GetName() == name {
-					if err := writeText(&b, mf); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-		}
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f, err := os.Open(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := testutil.GatherAndCompare(reg, f, prefillFamilies...); err != nil {
-		t.Error(err)
-	}
-	problems, err := testutil.GatherAndLint(reg, prefillFamilies...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range problems {
-		t.Errorf("%s: %s", p.Metric, p.Text)
-	}
+	compareGolden(t, reg, "testdata/prefill.golden", prefillFamilies...)
+	lintMetrics(t, reg, prefillFamilies...)
 }

@@ -280,17 +280,9 @@ func testWarmupAfterMockRestart(t *testing.T, startTimeOnly bool) {
 		}
 	})
 	s.DetectRestarts(servers)
-	t.Cleanup(func() { s.Stop(5 * time.Second) })
-	s.Apply(cfg)
-
 	// The collector must see the restart before the first probe after it
 	// ends: it scrapes every 10 ms, that probe takes 200 ms more.
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("probes did not run")
-	}
-	s.Stop(5 * time.Second)
+	runUntil(t, s, cfg, done)
 	mu.Lock()
 	defer mu.Unlock()
 	var normal, normalGood, normalViolations float64
@@ -357,14 +349,7 @@ func TestWarmupAfterFailureStreak(t *testing.T) {
 			close(done)
 		}
 	})
-	t.Cleanup(func() { s.Stop(5 * time.Second) })
-	s.Apply(cfg)
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("probes did not run")
-	}
-	s.Stop(5 * time.Second)
+	runUntil(t, s, cfg, done)
 	mu.Lock()
 	defer mu.Unlock()
 	want := []string{"http_5xx/", "http_5xx/", "/failure_streak", "/failure_streak", "/", "/"}
@@ -377,4 +362,18 @@ func TestWarmupAfterFailureStreak(t *testing.T) {
 	if c.warmup[WarmupGood] != 2 || c.failures != 2 || c.probes < 4 || c.probes != float64(len(got)-2) {
 		t.Errorf("counts %+v after %v: want 2 warm-up probes apart, the 2 failures counted", c, got)
 	}
+}
+
+// runUntil applies cfg to s and stops s once done is closed, failing the
+// test if that takes more than 20 s.
+func runUntil(t *testing.T, s *Scheduler, cfg *config.Config, done <-chan struct{}) {
+	t.Helper()
+	t.Cleanup(func() { s.Stop(5 * time.Second) })
+	s.Apply(cfg)
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("probes did not run")
+	}
+	s.Stop(5 * time.Second)
 }

@@ -12,14 +12,7 @@ import (
 	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
-const discoveryConfig = `
-global: {interval: 1s, timeout: 1s}
-modules:
-  chat:
-    messages: [{role: user, content: hi}]
-    max_tokens: 8
-    ignore_eos: true
-target_discovery:
+const discoveryConfig = chatConfig + `target_discovery:
   - name: files
     file_sd_configs:
       - files: [sd.json]

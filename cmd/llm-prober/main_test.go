@@ -115,14 +115,18 @@ func mockServer(t *testing.T) string {
 	return srv.URL
 }
 
-const configTemplate = `
+// chatConfig is the start of the tests' configurations: a fast global
+// section and one module, chat.
+const chatConfig = `
 global: {interval: 1s, timeout: 1s}
 modules:
   chat:
     messages: [{role: user, content: hi}]
     max_tokens: 8
     ignore_eos: true
-targets:
+`
+
+const configTemplate = chatConfig + `targets:
 %s`
 
 func targetYAML(name, url string) string {

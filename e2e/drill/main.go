@@ -22,6 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/llm-prober/llm-prober/internal/promapi"
+	"github.com/llm-prober/llm-prober/internal/testutil/live"
 )
 
 // mode is the drill's timeline.
@@ -100,14 +101,7 @@ const proberConfig = `global:
   timeout: 5s
   max_concurrent_probes: 16
 modules:
-  chat:
-    api: chat
-    messages:
-      - role: user
-        content: "Count from one to twenty, in words."
-    max_tokens: 16
-    ignore_eos: true
-    slo:
+` + live.ChatModule + `    slo:
       ttft: 500ms
       tpot: 50ms
       e2el: 2s
@@ -132,12 +126,7 @@ rule_files:
   - {{RULES}}/llm-prober-rules.yml
   - {{RULES}}/llm-prober-alerts.yml
 scrape_configs:
-  - job_name: llm-prober
-    scrape_native_histograms: true
-    always_scrape_classic_histograms: true
-    static_configs:
-      - targets: ["{{PROBER}}"]
-`
+` + live.ProberScrapeJob
 
 func main() {
 	quickFlag := flag.Bool("quick", false, "run the ~9 minute drill of the short windows instead of the ~31 minute one")
@@ -178,13 +167,15 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 
-	var procs []*proc
+	var procs []*live.Proc
 	defer func() {
 		for _, p := range procs {
-			p.stop()
+			if err := p.Stop(10 * time.Second); err != nil {
+				fmt.Fprintln(os.Stderr, "drill:", err)
+			}
 		}
 	}()
-	spawn := func(name, bin string, args ...string) (*proc, error) {
+	spawn := func(name, bin string, args ...string) (*live.Proc, error) {
 		p, err := startProc(work, name, bin, args...)
 		if err == nil {
 			procs = append(procs, p)
@@ -193,12 +184,12 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	}
 
 	// 1. The four mock personalities and their steady load.
-	mocks := map[string]*proc{}
+	mocks := map[string]*live.Proc{}
 	var targets strings.Builder
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	for _, name := range personalities[:4] {
-		addr, err := freeAddr()
+		addr, err := live.FreeAddr()
 		if err != nil {
 			return false, err
 		}
@@ -217,7 +208,7 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	}
 
 	// 2. llm-prober.
-	proberAddr, err := freeAddr()
+	proberAddr, err := live.FreeAddr()
 	if err != nil {
 		return false, err
 	}
@@ -234,7 +225,7 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	}
 
 	// 3. Prometheus with the shipped rules, unchanged.
-	promAddr, err := freeAddr()
+	promAddr, err := live.FreeAddr()
 	if err != nil {
 		return false, err
 	}
@@ -269,17 +260,17 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		if prom.exited() {
+		if prom.Exited() {
 			return false, fmt.Errorf("prometheus exited early (see %s)", work)
 		}
 		now := time.Now()
 		if targetKilled.IsZero() && now.Sub(start) >= m.killTargetAt {
-			mocks["dead"].kill()
+			mocks["dead"].Kill()
 			targetKilled = time.Now()
 			fmt.Printf("%8s  killed the dead target's mock\n", since(start, targetKilled))
 		}
 		if proberKilled.IsZero() && now.Sub(start) >= m.killProberAt {
-			prober.kill()
+			prober.Kill()
 			stopLoad()
 			proberKilled = time.Now()
 			activeAtKill = map[alertKey]bool{}

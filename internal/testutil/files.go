@@ -1,7 +1,6 @@
 package testutil
 
 import (
-	"net"
 	"os"
 	"testing"
 )
@@ -12,15 +11,4 @@ func WriteFile(t testing.TB, path, body string) {
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// FreeAddr returns a 127.0.0.1 address whose port was free a moment ago.
-func FreeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

@@ -2,22 +2,21 @@ package testutil
 
 import (
 	"bytes"
-	"os/exec"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/live"
 )
 
-// Proc is a process a test started, stopped by its PID when the test ends.
+// Proc is a process a test started (a live.Proc), stopped by its PID when
+// the test ends, with its output kept for the test's log.
 type Proc struct {
-	Name string
-	Cmd  *exec.Cmd
-	log  lockedBuffer
-	done chan struct{}
-	err  error // from Wait, once done is closed
+	*live.Proc
+	log lockedBuffer
 }
 
 // Start runs bin with args. At the end of the test it is stopped (SIGTERM
@@ -25,13 +24,13 @@ type Proc struct {
 // its output is logged.
 func Start(t testing.TB, name, bin string, args ...string) *Proc {
 	t.Helper()
-	p := &Proc{Name: name, Cmd: exec.Command(bin, args...), done: make(chan struct{})}
-	p.Cmd.Stdout, p.Cmd.Stderr = &p.log, &p.log
-	if err := p.Cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
+	p := &Proc{}
+	lp, err := live.Start(name, &p.log, bin, args...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("started %s (pid %d): %s %s", name, p.Cmd.Process.Pid, filepath.Base(bin), strings.Join(args, " "))
-	go func() { p.err = p.Cmd.Wait(); close(p.done) }()
+	p.Proc = lp
+	t.Logf("started %s (pid %d): %s %s", name, p.Pid(), filepath.Base(bin), strings.Join(args, " "))
 	t.Cleanup(func() {
 		p.Stop(t)
 		if t.Failed() {
@@ -47,40 +46,35 @@ func Start(t testing.TB, name, bin string, args ...string) *Proc {
 
 // Stop sends SIGTERM and waits, killing the process after 10 s.
 func (p *Proc) Stop(t testing.TB) {
-	if p.Exited() {
-		return
-	}
-	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		t.Logf("%s (pid %d) did not stop on SIGTERM; killing it", p.Name, p.Cmd.Process.Pid)
-		_ = p.Cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-// Done is closed when the process has exited.
-func (p *Proc) Done() <-chan struct{} { return p.done }
-
-// Err is the process's exit error (nil for exit 0), once Done is closed.
-func (p *Proc) Err() error {
-	<-p.done
-	return p.err
-}
-
-// Exited reports whether the process has exited.
-func (p *Proc) Exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
+	if err := p.Proc.Stop(10 * time.Second); err != nil {
+		t.Log(err)
 	}
 }
 
 // Log is everything the process wrote to stdout and stderr so far.
 func (p *Proc) Log() string { return p.log.String() }
+
+// WaitHTTP polls u until it answers 200 OK, failing the test after
+// timeout or, with the process's output, when p exits first.
+func WaitHTTP(t testing.TB, p *Proc, u string, timeout time.Duration) {
+	t.Helper()
+	if err := live.WaitHTTP(p.Proc, u, timeout); err != nil {
+		if errors.Is(err, live.ErrExited) {
+			t.Fatalf("%v:\n%s", err, p.Log())
+		}
+		t.Fatal(err)
+	}
+}
+
+// FreeAddr returns a 127.0.0.1 address whose port was free a moment ago.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	addr, err := live.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
 
 type lockedBuffer struct {
 	mu sync.Mutex

@@ -23,7 +23,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
@@ -134,23 +133,9 @@ func fromTrace(tr mockvllm.Trace, clock func(time.Time) int64) trueTimes {
 // reports write times on the wall clock.
 func serve(addr string, o opts) {
 	mock := mockvllm.New(mockOptions(o))
-	mux := http.NewServeMux()
-	mux.Handle("/", mock)
-	mux.HandleFunc("GET /trace", func(w http.ResponseWriter, r *http.Request) {
-		tr, ok := mock.Emissions(r.URL.Query().Get("id"))
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		_ = json.NewEncoder(w).Encode(fromTrace(tr, func(t time.Time) int64 { return t.UnixNano() }))
+	harness.ServeMock(addr, mock, func(tr mockvllm.Trace) any {
+		return fromTrace(tr, func(t time.Time) int64 { return t.UnixNano() })
 	})
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Println("ready")
-	_ = http.Serve(ln, mux)
 }
 
 func runOne(o opts, streams, round int) bool {
@@ -162,17 +147,12 @@ func runOne(o opts, streams, round int) bool {
 		clock func(time.Time) int64
 	)
 	if o.mode == "subprocess" {
-		addr := harness.FreeAddr()
-		cmd := exec.Command(os.Args[0], "-serve-mock", addr, "-ttft", o.ttft.String(), "-itl", o.itl.String())
-		cmd.Stderr = os.Stderr
-		out, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
+		u, cmd, err := harness.StartMock("-ttft", o.ttft.String(), "-itl", o.itl.String())
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return false
 		}
-		buf := make([]byte, 6)
-		_, _ = out.Read(buf) // "ready\n"
-		url = "http://" + addr
+		url = u
 		cleanup = func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
 		clock = func(t time.Time) int64 { return t.UnixNano() }
 		lookup = func(id string) (trueTimes, bool) {

@@ -19,13 +19,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -33,6 +31,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/llm-prober/llm-prober/bench/internal/harness"
+	"github.com/llm-prober/llm-prober/internal/testutil/live"
 )
 
 func main() {
@@ -260,35 +259,19 @@ target_discovery:
 }
 
 type replica struct {
-	cmd  *exec.Cmd
+	proc *live.Proc
 	base string
 }
 
 func start(binary, cfg string, args ...string) *replica {
-	addr := harness.FreeAddr()
-	cmd := exec.Command(binary, append([]string{"--config.file=" + cfg, "--web.listen-address=" + addr, "--log.level=warn"}, args...)...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	check(cmd.Start())
-	r := &replica{cmd: cmd, base: "http://" + addr}
-	waitFor(time.Minute, func() bool {
-		resp, err := http.Get(r.base + "/-/ready")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
-	})
-	return r
+	p, base, err := harness.StartProber(binary, cfg, args...)
+	check(err)
+	return &replica{proc: p, base: base}
 }
 
-func (r *replica) pid() int { return r.cmd.Process.Pid }
+func (r *replica) pid() int { return r.proc.Pid() }
 
-func (r *replica) stop() {
-	if r.cmd.ProcessState == nil {
-		_ = r.cmd.Process.Signal(syscall.SIGTERM)
-		_ = r.cmd.Wait()
-	}
-}
+func (r *replica) stop() { _ = r.proc.Stop(time.Minute) }
 
 // families fetches only the named families (the name[] filter).
 func (r *replica) families(names ...string) map[string]*dto.MetricFamily {

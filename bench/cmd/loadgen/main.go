@@ -17,10 +17,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"sync"
@@ -64,18 +62,12 @@ func main() {
 		serve(*serveMock, o)
 		return
 	}
-	addr := harness.FreeAddr()
-	cmd := exec.Command(os.Args[0], "-serve-mock", addr, "-ttft", o.ttft.String(), "-itl", o.itl.String(),
+	url, cmd, err := harness.StartMock("-ttft", o.ttft.String(), "-itl", o.itl.String(),
 		"-tokens-per-chunk", strconv.Itoa(o.perChunk), "-n", strconv.Itoa(o.n))
-	cmd.Stderr = os.Stderr
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	buf := make([]byte, 6)
-	_, _ = out.Read(buf) // "ready\n"
-	url := "http://" + addr
 
 	loadtest.TuneGC() // as llm-prober bench does; for both clients
 	runtime.GC()
@@ -195,29 +187,15 @@ func serve(addr string, o opts) {
 	m.TokensPerChunk = o.perChunk
 	m.TraceCapacity = 20000
 	mock := mockvllm.New(m)
-	mux := http.NewServeMux()
-	mux.Handle("/", mock)
-	mux.HandleFunc("GET /trace", func(w http.ResponseWriter, r *http.Request) {
-		tr, ok := mock.Emissions(r.URL.Query().Get("id"))
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
+	harness.ServeMock(addr, mock, func(tr mockvllm.Trace) any {
 		var content []int64
 		for _, ch := range tr.Chunks {
 			if ch.Content {
 				content = append(content, ch.At.UnixNano())
 			}
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"content": content})
+		return map[string]any{"content": content}
 	})
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Println("ready")
-	_ = http.Serve(ln, mux)
 }
 
 // poissonSchedule is the open-loop plan both clients follow.

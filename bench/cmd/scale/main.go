@@ -20,7 +20,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -173,22 +172,16 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 	if err := writeConfig(cfg, n, urls, interval, tokens); err != nil {
 		return err
 	}
-	addr := harness.FreeAddr()
 	started := time.Now()
 	if scrapes != nil {
 		scrapes.reset(started)
 	}
-	cmd := exec.Command(binary, "--config.file="+cfg, "--web.listen-address="+addr, "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
+	p, base, err := harness.StartProber(binary, cfg)
+	if err != nil {
 		return err
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	base := "http://" + addr
-	if err := waitReady(base+"/-/ready", time.Minute); err != nil {
-		return err
-	}
-	pid := cmd.Process.Pid
+	defer p.Kill()
+	pid := p.Pid()
 	cpu0, t0 := harness.ProcCPU(pid), time.Now()
 	var peak int64
 	for time.Since(t0) < duration {
@@ -267,7 +260,7 @@ func runSize(binary string, n int, urls []string, interval, duration time.Durati
 	if scrapes != nil {
 		scrapes.report(n, interval, cpuSinceStart)
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
 	return nil
 }
 
@@ -321,20 +314,6 @@ func fetch(url, accept, encoding string) (time.Duration, []byte, error) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return time.Since(start), b, err
-}
-
-func waitReady(url string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("%s not ready after %v", url, timeout)
 }
 
 func fatal(err error) {

@@ -4,9 +4,13 @@
 package harness
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,16 +18,80 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/live"
+	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
 // FreeAddr returns a 127.0.0.1 address whose port was free a moment ago.
 func FreeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := live.FreeAddr()
 	if err != nil {
 		panic(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return addr
+}
+
+// ServeMock is the child's side of StartMock: it serves mock on addr, with
+// GET /trace?id= answering trace(the request's emissions) as JSON, and
+// prints "ready" once it listens. It returns when serving fails.
+func ServeMock(addr string, mock *mockvllm.Server, trace func(mockvllm.Trace) any) {
+	mux := http.NewServeMux()
+	mux.Handle("/", mock)
+	mux.HandleFunc("GET /trace", func(w http.ResponseWriter, r *http.Request) {
+		tr, ok := mock.Emissions(r.URL.Query().Get("id"))
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(trace(tr))
+	})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println("ready")
+	_ = http.Serve(ln, mux)
+}
+
+// StartMock runs this program again as "-serve-mock ADDR args..." on a
+// free address, for a mock in a process of its own, and waits for its
+// "ready". It returns the mock's URL and the started command: kill it
+// and wait for it when done.
+func StartMock(args ...string) (string, *exec.Cmd, error) {
+	addr := FreeAddr()
+	cmd := exec.Command(os.Args[0], append([]string{"-serve-mock", addr}, args...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	buf := make([]byte, 6)
+	_, _ = out.Read(buf) // "ready\n"
+	return "http://" + addr, cmd, nil
+}
+
+// StartProber runs the llm-prober binary with config file cfg (and
+// args) on a free address, logging warnings to this program's stderr, and
+// waits up to a minute for it to be ready. It returns the process and
+// the base URL of its web server.
+func StartProber(binary, cfg string, args ...string) (*live.Proc, string, error) {
+	addr := FreeAddr()
+	p, err := live.Start("llm-prober", os.Stderr, binary,
+		append([]string{"--config.file=" + cfg, "--web.listen-address=" + addr, "--log.level=warn"}, args...)...)
+	if err != nil {
+		return nil, "", err
+	}
+	base := "http://" + addr
+	if err := live.WaitHTTP(p, base+"/-/ready", time.Minute); err != nil {
+		p.Kill()
+		return nil, "", err
+	}
+	return p, base, nil
 }
 
 // LoadAvg is the 1, 5 and 15 minute load averages, for noting how busy
