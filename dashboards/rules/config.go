@@ -117,7 +117,18 @@ func (c Config) Period() string { return fmt.Sprintf("%dd", c.PeriodDays) }
 //
 //	{SEL}   the configured selector on a raw series (or nothing)
 //	{SEL,   the same, followed by more matchers
-//	<TM>    the labels of a target as seen by one prober: cluster, job, instance, target, model
+//	<TM>    the labels of a target as seen by one prober: cluster, job, instance,
+//	        location, target, model. location is where the prober runs
+//	        (--probe.location); it is on every probe series and on
+//	        llm_prober_target_info, and absent when unset (PromQL then
+//	        keeps nothing). instance already tells two probers apart; the
+//	        label is kept so that the SLIs and alerts say where.
+//	<TS>    the same for the server series llm-prober re-exports, which carry
+//	        no location: cluster, job, instance, target, model. Joins of
+//	        probe series with server series match on these, ignoring location.
+//	<LT>    a target as seen from one location, over every prober there:
+//	        location, target, model (no cluster, job or instance, so that the
+//	        same target probed from several clusters compares)
 //	<JI>    the labels of a prober: cluster, job, instance
 func (c Config) expand(expr string) string {
 	sel, selComma := "", "{"
@@ -131,7 +142,9 @@ func (c Config) expand(expr string) string {
 	return strings.NewReplacer(
 		"{SEL}", sel,
 		"{SEL, ", selComma,
-		"<TM>", cl+"job, instance, target, model",
+		"<TM>", cl+"job, instance, location, target, model",
+		"<TS>", cl+"job, instance, target, model",
+		"<LT>", "location, target, model",
 		"<JI>", cl+"job, instance",
 	).Replace(expr)
 }

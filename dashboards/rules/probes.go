@@ -1,5 +1,9 @@
 package rules
 
+// fromLocation names the prober's location in a description, when its
+// series carry one: " in eu-west-1", else nothing.
+const fromLocation = "{{ with $labels.location }} in {{ . }}{{ end }}"
+
 func probeAlertGroup(c Config) Group {
 	return Group{
 		Comment: "Probe outcomes and the prober itself.",
@@ -17,7 +21,7 @@ sum by (<TM>, module) (rate(llm_prober_probe_failures_total{SEL}[5m]))
 				Annotations: map[string]string{
 					"summary": "Most synthetic probes of an LLM target are failing.",
 					"description": "{{ $value | humanizePercentage }} of the {{ $labels.module }} probes of " +
-						"{{ $labels.target }} (model {{ $labels.model }}, prober {{ $labels.instance }}) failed over the last 5 minutes.",
+						"{{ $labels.target }} (model {{ $labels.model }}, prober {{ $labels.instance }}" + fromLocation + ") failed over the last 5 minutes.",
 					"runbook_url":   c.runbook("LLMProberProbesFailing"),
 					"dashboard_url": c.dashboardURL(TargetDashboardUID, true),
 				},
@@ -36,7 +40,7 @@ sum by (<TM>) (rate(llm_prober_probe_failures_total{SEL, reason=~"connect|dns|tl
 				Annotations: map[string]string{
 					"summary": "An LLM inference target cannot be reached.",
 					"description": "{{ $value | humanizePercentage }} of the probes of {{ $labels.target }} " +
-						"(model {{ $labels.model }}, prober {{ $labels.instance }}) failed with a DNS, connect or TLS error, " +
+						"(model {{ $labels.model }}, prober {{ $labels.instance }}" + fromLocation + ") failed with a DNS, connect or TLS error, " +
 						"or timed out before the server sent response headers, over the last 5 minutes.",
 					"runbook_url":   c.runbook("LLMProberTargetUnreachable"),
 					"dashboard_url": c.dashboardURL(TargetDashboardUID, true),
@@ -51,7 +55,7 @@ time() - llm_prober_last_probe_timestamp_seconds{SEL}
 				Labels: map[string]string{"severity": "warning"},
 				Annotations: map[string]string{
 					"summary": "llm-prober has stopped finishing probes for a target.",
-					"description": "The last {{ $labels.module }} probe of {{ $labels.target }} on {{ $labels.instance }} " +
+					"description": "The last {{ $labels.module }} probe of {{ $labels.target }} on {{ $labels.instance }}" + fromLocation + " " +
 						"finished {{ $value | humanizeDuration }} ago, more than three probe intervals.",
 					"runbook_url":   c.runbook("LLMProberNoProbeResults"),
 					"dashboard_url": c.dashboardURL(TargetDashboardUID, true),

@@ -40,7 +40,7 @@ func serverRecordingGroup(c Config) Group {
 	}
 	cand := func(rank int, bottleneck, expr string) Rule {
 		return Rule{Record: "target_model:llm_prober_server_bottleneck:candidate_rank",
-			Expr:   c.expand(fmt.Sprintf("%d * group by (<TM>) (\n%s\n)", rank, indent(expr))),
+			Expr:   c.expand(fmt.Sprintf("%d * group by (<TS>) (\n%s\n)", rank, indent(expr))),
 			Labels: map[string]string{"bottleneck": bottleneck}}
 	}
 	rules := []Rule{
@@ -50,48 +50,48 @@ func serverRecordingGroup(c Config) Group {
 		rec("Fraction of proposed draft tokens the target model accepted; none\n"+
 			"where the server proposed no draft tokens over the window.",
 			"target_model:llm_prober_server_spec_decode_acceptance:ratio_rate5m", `
-sum by (<TM>) (rate(llm_prober_server_spec_decode_accepted_tokens_total{SEL}[5m]))
-/ (sum by (<TM>) (rate(llm_prober_server_spec_decode_draft_tokens_total{SEL}[5m])) > 0)`),
+sum by (<TS>) (rate(llm_prober_server_spec_decode_accepted_tokens_total{SEL}[5m]))
+/ (sum by (<TS>) (rate(llm_prober_server_spec_decode_draft_tokens_total{SEL}[5m])) > 0)`),
 		rec("Tokens emitted per decoding step with speculation: 1 + accepted/drafts;\n"+
 			"none where the server drafted nothing over the window.",
 			"target_model:llm_prober_server_spec_decode_acceptance_length:mean5m", `
-1 + sum by (<TM>) (rate(llm_prober_server_spec_decode_accepted_tokens_total{SEL}[5m]))
-/ (sum by (<TM>) (rate(llm_prober_server_spec_decode_drafts_total{SEL}[5m])) > 0)`),
+1 + sum by (<TS>) (rate(llm_prober_server_spec_decode_accepted_tokens_total{SEL}[5m]))
+/ (sum by (<TS>) (rate(llm_prober_server_spec_decode_drafts_total{SEL}[5m])) > 0)`),
 		rec("Prefix cache hit rate, in prompt tokens; none without prompt tokens.",
 			"target_model:llm_prober_server_prefix_cache_hit:ratio_rate5m", `
-sum by (<TM>) (rate(llm_prober_server_prefix_cache_hits_total{SEL}[5m]))
-/ (sum by (<TM>) (rate(llm_prober_server_prefix_cache_queries_total{SEL}[5m])) > 0)`),
+sum by (<TS>) (rate(llm_prober_server_prefix_cache_hits_total{SEL}[5m]))
+/ (sum by (<TS>) (rate(llm_prober_server_prefix_cache_queries_total{SEL}[5m])) > 0)`),
 		rec("Preemptions per finished request (+Inf when preempting with nothing\n"+
 			"finishing; none when neither happens).",
 			"target_model:llm_prober_server_preemptions_per_request:ratio_rate5m", `
-sum by (<TM>) (rate(llm_prober_server_preemptions_total{SEL}[5m]))
-/ (sum by (<TM>) (rate(llm_prober_server_requests_finished_total{SEL}[5m])) > 0)
+sum by (<TS>) (rate(llm_prober_server_preemptions_total{SEL}[5m]))
+/ (sum by (<TS>) (rate(llm_prober_server_requests_finished_total{SEL}[5m])) > 0)
 or
-(sum by (<TM>) (rate(llm_prober_server_preemptions_total{SEL}[5m])) > 0) / 0`),
+(sum by (<TS>) (rate(llm_prober_server_preemptions_total{SEL}[5m])) > 0) / 0`),
 		rec("Mean queue time; 0 for servers that export no queue-time histogram\n"+
 			"and while nothing finished.",
 			"target_model:llm_prober_server_queue_time:mean5m", `
-sum by (<TM>) (rate(llm_prober_server_request_queue_time_seconds_sum{SEL}[5m]))
-/ (sum by (<TM>) (rate(llm_prober_server_request_queue_time_seconds_count{SEL}[5m])) > 0)
+sum by (<TS>) (rate(llm_prober_server_request_queue_time_seconds_sum{SEL}[5m]))
+/ (sum by (<TS>) (rate(llm_prober_server_request_queue_time_seconds_count{SEL}[5m])) > 0)
 or
-0 * sum by (<TM>) (rate(llm_prober_server_time_to_first_token_seconds_count{SEL}[5m]))`),
+0 * sum by (<TS>) (rate(llm_prober_server_time_to_first_token_seconds_count{SEL}[5m]))`),
 		rec("Share of the server's service time (request latency minus queue time)\n"+
 			"spent in prefill (time to first token minus queue time), from means.",
 			"target_model:llm_prober_server_prefill_share:ratio_rate5m", `
 (
-  sum by (<TM>) (rate(llm_prober_server_time_to_first_token_seconds_sum{SEL}[5m]))
-  / (sum by (<TM>) (rate(llm_prober_server_time_to_first_token_seconds_count{SEL}[5m])) > 0)
-  - on (<TM>) group_left ()
+  sum by (<TS>) (rate(llm_prober_server_time_to_first_token_seconds_sum{SEL}[5m]))
+  / (sum by (<TS>) (rate(llm_prober_server_time_to_first_token_seconds_count{SEL}[5m])) > 0)
+  - on (<TS>) group_left ()
   target_model:llm_prober_server_queue_time:mean5m
 )
 / (
-  sum by (<TM>) (rate(llm_prober_server_e2e_request_latency_seconds_sum{SEL}[5m]))
-  / (sum by (<TM>) (rate(llm_prober_server_e2e_request_latency_seconds_count{SEL}[5m])) > 0)
-  - on (<TM>) group_left ()
+  sum by (<TS>) (rate(llm_prober_server_e2e_request_latency_seconds_sum{SEL}[5m]))
+  / (sum by (<TS>) (rate(llm_prober_server_e2e_request_latency_seconds_count{SEL}[5m])) > 0)
+  - on (<TS>) group_left ()
   target_model:llm_prober_server_queue_time:mean5m
 )`),
 	}
-	first := cand(1, "kv_cache_exhausted", "max by (<TM>) "+kvSaturated("5m"))
+	first := cand(1, "kv_cache_exhausted", "max by (<TS>) "+kvSaturated("5m"))
 	first.Comment = "Bottleneck classification. Each candidate is recorded with its rank as\n" +
 		"the value (1 = most severe); the classification keeps the most severe\n" +
 		"candidate per target and records it with value 1:\n" +
@@ -106,18 +106,18 @@ or
 	rules = append(rules,
 		first,
 		cand(2, "preempting", "target_model:llm_prober_server_preemptions_per_request:ratio_rate5m > 0.01"),
-		cand(3, "queueing", `sum by (<TM>) (avg_over_time(llm_prober_server_requests_waiting{SEL}[5m])) >= 1
+		cand(3, "queueing", `sum by (<TS>) (avg_over_time(llm_prober_server_requests_waiting{SEL}[5m])) >= 1
 or
 (
-  sum by (<TM>) (increase(llm_prober_probe_failures_total{SEL, reason="timeout_first_token"}[5m])) > 0
-  and on (<TM>)
-  sum by (<TM>) (max_over_time(llm_prober_server_requests_waiting{SEL}[5m])) > 0
+  sum by (<TS>) (increase(llm_prober_probe_failures_total{SEL, reason="timeout_first_token"}[5m])) > 0
+  and on (<TS>)
+  sum by (<TS>) (max_over_time(llm_prober_server_requests_waiting{SEL}[5m])) > 0
 )`),
 		cand(4, "prefill_bound", "target_model:llm_prober_server_prefill_share:ratio_rate5m > 0.5"),
 		cand(5, "healthy", "llm_prober_server_requests_running{SEL}"),
 		Rule{Record: "target_model:llm_prober_server_bottleneck:state", Expr: c.expand(`
-group by (<TM>, bottleneck) (
-  bottomk by (<TM>) (1, target_model:llm_prober_server_bottleneck:candidate_rank)
+group by (<TS>, bottleneck) (
+  bottomk by (<TS>) (1, target_model:llm_prober_server_bottleneck:candidate_rank)
 )`)},
 	)
 	return Group{
@@ -157,7 +157,7 @@ func serverAlertGroup(c Config) Group {
 			},
 			{
 				Alert:  "LLMProberKVCacheNearFull",
-				Expr:   c.expand("max by (<TM>) " + kvSaturated("10m") + "\n" + serverScrapeOK),
+				Expr:   c.expand("max by (<TS>) " + kvSaturated("10m") + "\n" + serverScrapeOK),
 				For:    "5m",
 				Labels: map[string]string{"severity": "warning"},
 				Annotations: map[string]string{
@@ -175,7 +175,7 @@ func serverAlertGroup(c Config) Group {
 					"or restart ramp in the window) and still climbing over the last 10m.",
 				Alert: "LLMProberKVCacheExhaustionForecast",
 				Expr: c.expand(`
-max by (<TM>) (
+max by (<TS>) (
   predict_linear(llm_prober_server_kv_cache_usage_ratio{SEL}[30m], 3600) >= 1
   and deriv(llm_prober_server_kv_cache_usage_ratio{SEL}[10m]) > 0
   and avg_over_time(llm_prober_server_kv_cache_usage_ratio{SEL}[10m]) > 0.5
@@ -212,7 +212,7 @@ target_model:llm_prober_server_preemptions_per_request:ratio_rate5m > 0.01
 					"waiting requests over 10m is >= 1 when requests waited at 80 % of the samples.",
 				Alert: "LLMProberRequestsQueueing",
 				Expr: c.expand(`
-max by (<TM>) (quantile_over_time(0.2, llm_prober_server_requests_waiting{SEL}[10m])) >= 1
+max by (<TS>) (quantile_over_time(0.2, llm_prober_server_requests_waiting{SEL}[10m])) >= 1
 ` + serverScrapeOK),
 				For:    "5m",
 				Labels: map[string]string{"severity": "warning"},

@@ -176,7 +176,7 @@ and on (<TM>)
 				Annotations: map[string]string{
 					"summary": fmt.Sprintf("%s is spending its error budget more than %sx as fast as sustainable.", a.summary, ft),
 					"description": fmt.Sprintf("{{ $value | humanizePercentage }} of the probes of {{ $labels.target }} "+
-						"(model {{ $labels.model }}, prober {{ $labels.instance }}) missed the {{ $labels.slo }} SLO "+
+						"(model {{ $labels.model }}, prober {{ $labels.instance }}"+fromLocation+") missed the {{ $labels.slo }} SLO "+
 						"over the last %s (and over the last %s): at this rate more than %g%% of the %s error budget goes in %s.",
 						w.Long, w.Short, w.BudgetShare*100, c.Period(), w.Long),
 					"runbook_url":   c.runbook(a.name),
