@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +14,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/llm-prober/llm-prober/config"
-	"github.com/llm-prober/llm-prober/mockvllm"
+	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -32,25 +31,12 @@ var (
 // 2,000-token chat stream with continuous usage stats, captured once.
 func vllmStream(tb testing.TB) []byte {
 	streamOnce.Do(func() {
-		o := mockvllm.DefaultOptions()
-		o.TTFT, o.ITL, o.BatchSlowdown = mockvllm.Dist{}, mockvllm.Dist{}, 0
-		o.MaxRunning, o.KVBlocks = 0, 0
-		mock := mockvllm.New(o)
-		defer mock.Close()
-		srv := httptest.NewServer(mock)
-		defer srv.Close()
 		body := `{"model":"mock-model","stream":true,"max_tokens":2000,"ignore_eos":true,` +
 			`"messages":[{"role":"user","content":"hi"}],` +
 			`"stream_options":{"include_usage":true,"continuous_usage_stats":true}}`
-		resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
-		if err != nil {
-			panic(err)
-		}
-		defer resp.Body.Close()
-		streamBytes, err = io.ReadAll(resp.Body)
-		if err != nil {
-			panic(err)
-		}
+		streamBytes = testutil.CaptureStream(tb, func(url, _ string) (*http.Response, error) {
+			return http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(body))
+		})
 	})
 	return streamBytes
 }

@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -51,4 +52,16 @@ func baseOptions(tg *config.Target, client *http.Client, in, out int) Options {
 	return Options{Target: tg, API: config.APIChat, Client: client,
 		Workload: NewSynthetic(in, out, 0, 0, 1, nil), Burstiness: 1, Seed: 1, IgnoreEOS: true,
 		Timeout: time.Minute}
+}
+
+// runWorkload sends n requests of w to tg at once (an infinite rate).
+func runWorkload(t *testing.T, tg *config.Target, client *http.Client, w Workload, n int) *Run {
+	t.Helper()
+	opts := baseOptions(tg, client, 0, 0)
+	opts.Workload, opts.Rate, opts.NumPrompts = w, math.Inf(1), n
+	run, err := Execute(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }

@@ -96,12 +96,7 @@ func TestTokenizeSizesPromptsExactly(t *testing.T) {
 	if err := z.Check(t.Context(), tk, w, 10); err != nil || z.MaxError != 0 || z.Checked != 10 {
 		t.Fatalf("check: %v, %+v", err, z)
 	}
-	opts := baseOptions(tg, client, 0, 0)
-	opts.Workload, opts.Rate, opts.NumPrompts = w, math.Inf(1), 10
-	run, err := Execute(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := runWorkload(t, tg, client, w, 10)
 	for _, r := range run.Records {
 		if r.PromptTokens != r.PlannedPrompt || r.OutputTokens != r.PlannedOutput {
 			t.Errorf("request %d: usage %d/%d tokens, planned %d/%d", r.Index, r.PromptTokens, r.OutputTokens, r.PlannedPrompt, r.PlannedOutput)
@@ -138,12 +133,7 @@ func TestSizingSubwordTokenizerAndTemplate(t *testing.T) {
 	if err := z.Check(t.Context(), tk, w, 8); err != nil || z.MaxError != 0 {
 		t.Fatalf("check %v, %+v", err, z)
 	}
-	opts := baseOptions(tg, client, 0, 0)
-	opts.Workload, opts.Rate, opts.NumPrompts = w, math.Inf(1), 8
-	run, err := Execute(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := runWorkload(t, tg, client, w, 8)
 	for _, r := range run.Records {
 		if r.PromptTokens != r.PlannedPrompt+5 {
 			t.Errorf("request %d: usage %d prompt tokens, planned %d + 5 of template", r.Index, r.PromptTokens, r.PlannedPrompt)
@@ -159,11 +149,7 @@ func TestSizingSubwordTokenizerAndTemplate(t *testing.T) {
 	if err != nil || u.Method != "usage" || u.TokensPerWord <= 1 || u.Overhead < 3 || u.Overhead > 7 {
 		t.Fatalf("usage calibration %+v, %v (want > 1 token a word, ~5 of template)", u, err)
 	}
-	opts.Target, opts.Client, opts.Workload = tg, client, NewSynthetic(200, 2, 0, 0, 4, u)
-	run, err = Execute(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run = runWorkload(t, tg, client, NewSynthetic(200, 2, 0, 0, 4, u), 8)
 	for _, r := range run.Records {
 		if got := float64(r.PromptTokens - 5); math.Abs(got-200)/200 > 0.15 {
 			t.Errorf("request %d: %g prompt tokens without the template, want 200 ± 15%%", r.Index, got)

@@ -23,9 +23,7 @@ func TestFaultEndlessTokensHitTheCap(t *testing.T) {
 	}{
 		{"one event per write", foreverHandler(contentEvent("tok "), 0)},
 		{"1000 events per write", foreverHandler(burst, 0)},
-		{"gzip bomb", func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "text/event-stream")
+		{"gzip bomb", eventStream(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Encoding", "gzip")
 			zw := gzip.NewWriter(w)
 			defer zw.Close()
@@ -34,7 +32,7 @@ func TestFaultEndlessTokensHitTheCap(t *testing.T) {
 					return
 				}
 			}
-		}},
+		})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			leakCheck(t)
@@ -62,11 +60,9 @@ func TestFaultEndlessTokensHitTheCap(t *testing.T) {
 // that is not SSE, not a stream cut short.
 func TestFaultHTMLAsEventStream(t *testing.T) {
 	leakCheck(t)
-	url := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+	url := handlerServer(t, eventStream(func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>nginx</body>\n</html>\n")
-	})
+	}))
 	cl := faultClient(t, commoncfg.DefaultHTTPClientConfig)
 	r := probeFault(t, cl, url, chatModule(), 5*time.Second, ReasonMalformedChunk)
 	errContains(t, r, "<html>")

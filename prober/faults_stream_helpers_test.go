@@ -21,16 +21,14 @@ func goodStream() []string {
 
 // sseHandler writes events as a flushed event stream.
 func sseHandler(events []string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+	return eventStream(func(w http.ResponseWriter, _ *http.Request) {
 		for _, e := range events {
 			if _, err := io.WriteString(w, e); err != nil {
 				return
 			}
 			w.(http.Flusher).Flush()
 		}
-	}
+	})
 }
 
 // stillResponsive checks the client (and the prober) can probe a healthy
@@ -53,5 +51,16 @@ func waitDone(r *http.Request) {
 	case <-r.Context().Done():
 	case <-time.After(time.Minute):
 		panic(fmt.Sprintf("handler for %s was never cancelled", r.URL))
+	}
+}
+
+// eventStream is a handler that reads the request, then answers
+// text/event-stream with what write writes (headers it sets before its
+// first write are sent too).
+func eventStream(write http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		write(w, r)
 	}
 }

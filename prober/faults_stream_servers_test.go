@@ -11,9 +11,7 @@ import (
 
 // foreverHandler writes event every gap until the client leaves.
 func foreverHandler(event string, gap time.Duration) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+	return eventStream(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `data: {"choices":[{"delta":{"role":"assistant"}}]}`+"\n\n")
 		for r.Context().Err() == nil {
 			if _, err := io.WriteString(w, event); err != nil {
@@ -24,14 +22,12 @@ func foreverHandler(event string, gap time.Duration) http.HandlerFunc {
 				time.Sleep(gap)
 			}
 		}
-	}
+	})
 }
 
 // dripHandler writes body one byte at a time.
 func dripHandler(body string, perByte time.Duration) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+	return eventStream(func(w http.ResponseWriter, _ *http.Request) {
 		w.(http.Flusher).Flush()
 		for i := range len(body) {
 			time.Sleep(perByte)
@@ -40,7 +36,7 @@ func dripHandler(body string, perByte time.Duration) http.HandlerFunc {
 			}
 			w.(http.Flusher).Flush()
 		}
-	}
+	})
 }
 
 // peakHeapDuring samples the live heap while fn runs and returns its

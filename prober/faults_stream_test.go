@@ -71,9 +71,7 @@ func TestFaultNeverEndingKeepAlive(t *testing.T) {
 // One line that never ends must be cut at MaxLineBytes.
 func TestFaultEnormousLine(t *testing.T) {
 	leakCheck(t)
-	url := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+	url := handlerServer(t, eventStream(func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, `data: {"choices":[{"delta":{"content":"`)
 		chunk := strings.Repeat("a", 64<<10)
 		for i := 0; i < 4*MaxLineBytes/len(chunk); i++ {
@@ -81,7 +79,7 @@ func TestFaultEnormousLine(t *testing.T) {
 				return
 			}
 		}
-	})
+	}))
 	cl := faultClient(t, commoncfg.DefaultHTTPClientConfig)
 	peak := peakHeapDuring(t, func() {
 		r := probeFault(t, cl, url, chatModule(), 10*time.Second, ReasonLimitExceeded)
@@ -97,9 +95,7 @@ func TestFaultEnormousLine(t *testing.T) {
 // and measured like any other.
 func TestFaultGzipStreamSucceeds(t *testing.T) {
 	leakCheck(t)
-	url := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+	url := handlerServer(t, eventStream(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
 		zw := gzip.NewWriter(w)
 		for _, e := range goodStream() {
@@ -108,7 +104,7 @@ func TestFaultGzipStreamSucceeds(t *testing.T) {
 			w.(http.Flusher).Flush()
 		}
 		zw.Close()
-	})
+	}))
 	cl := faultClient(t, commoncfg.DefaultHTTPClientConfig)
 	r := probeFault(t, cl, url, chatModule(), 5*time.Second, ReasonNone)
 	if r.Output != "one two three" || r.OutputTokens != 3 || r.ContentChunks != 3 {
@@ -118,12 +114,10 @@ func TestFaultGzipStreamSucceeds(t *testing.T) {
 
 func TestFaultGzipCorruptHeader(t *testing.T) {
 	leakCheck(t)
-	url := handlerServer(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+	url := handlerServer(t, eventStream(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
 		io.WriteString(w, strings.Join(goodStream(), ""))
-	})
+	}))
 	cl := faultClient(t, commoncfg.DefaultHTTPClientConfig)
 	probeFault(t, cl, url, chatModule(), 5*time.Second, ReasonMalformedChunk)
 }

@@ -1,7 +1,6 @@
 package prober
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,9 +11,7 @@ import (
 // A timeout before the first token on a server that reports waiting
 // requests says the probe was queued; with an empty queue it does not.
 func TestTimeoutBeforeFirstTokenExplainsQueueing(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+	srv := httptest.NewServer(eventStream(func(w http.ResponseWriter, r *http.Request) {
 		w.(http.Flusher).Flush() // headers at once, then queued: no token
 		<-r.Context().Done()
 	}))

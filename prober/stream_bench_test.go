@@ -3,13 +3,11 @@ package prober
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/llm-prober/llm-prober/mockvllm"
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // benchTokens is the length of the stream the CPU benchmarks decode.
@@ -21,31 +19,17 @@ const benchTokens = 2000
 // real vLLM-shaped bytes from memory, with no network or timers.
 func captureStream(tb testing.TB, n int) []byte {
 	tb.Helper()
-	o := mockvllm.DefaultOptions()
-	o.TTFT, o.ITL, o.BatchSlowdown = mockvllm.Dist{}, mockvllm.Dist{}, 0
-	o.MaxRunning, o.KVBlocks = 0, 0
-	mock := mockvllm.New(o)
-	defer mock.Close()
-	srv := httptest.NewServer(mock)
-	defer srv.Close()
 	m := chatModule()
 	m.MaxTokens, m.IgnoreEOS = n, true
-	t := testTarget(srv.URL)
-	t.Model = o.Model
-	req, err := newRequest(context.Background(), t, m, "bench", "bench")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
+	return testutil.CaptureStream(tb, func(url, model string) (*http.Response, error) {
+		t := testTarget(url)
+		t.Model = model
+		req, err := newRequest(context.Background(), t, m, "bench", "bench")
+		if err != nil {
+			return nil, err
+		}
+		return http.DefaultClient.Do(req)
+	})
 }
 
 // BenchmarkReadStream is the prober's whole per-stream decode and
