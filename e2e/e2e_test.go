@@ -31,8 +31,6 @@ import (
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/internal/testutil/live"
 
@@ -627,51 +625,40 @@ func substitute(expr string, vars map[string]string) string {
 // labels it sets), e.g. target_model:llm_prober_slo_errors:ratio_rate5m{slo="goodput"}.
 func recordingRules(t *testing.T, src []byte) []string {
 	t.Helper()
-	var f struct {
-		Groups []struct {
-			Rules []struct {
-				Record string            `yaml:"record"`
-				Labels map[string]string `yaml:"labels"`
-			} `yaml:"rules"`
-		} `yaml:"groups"`
-	}
-	if err := yaml.Unmarshal(src, &f); err != nil {
+	rules, err := live.ParseRules(src)
+	if err != nil {
 		t.Fatal(err)
 	}
 	// Labels set by other rules of the same name: a rule that sets none is
 	// selected by excluding them (e.g. the latency SLI rule shares its name
 	// with the goodput and availability rules, which set slo=...).
 	siblings := map[string][]string{}
-	for _, g := range f.Groups {
-		for _, r := range g.Rules {
-			for k, v := range r.Labels {
-				siblings[r.Record] = append(siblings[r.Record], fmt.Sprintf("%s!=%q", k, v))
-			}
+	for _, r := range rules {
+		for k, v := range r.Labels {
+			siblings[r.Record] = append(siblings[r.Record], fmt.Sprintf("%s!=%q", k, v))
 		}
 	}
 	seen := map[string]bool{}
 	var out []string
-	for _, g := range f.Groups {
-		for _, r := range g.Rules {
-			if r.Record == "" {
-				continue
-			}
-			var ls []string
-			for k, v := range r.Labels {
-				ls = append(ls, fmt.Sprintf("%s=%q", k, v))
-			}
-			if len(ls) == 0 {
-				ls = siblings[r.Record]
-			}
-			sort.Strings(ls)
-			sel := r.Record
-			if len(ls) > 0 {
-				sel += "{" + strings.Join(ls, ", ") + "}"
-			}
-			if !seen[sel] {
-				seen[sel] = true
-				out = append(out, sel)
-			}
+	for _, r := range rules {
+		if r.Record == "" {
+			continue
+		}
+		var ls []string
+		for k, v := range r.Labels {
+			ls = append(ls, fmt.Sprintf("%s=%q", k, v))
+		}
+		if len(ls) == 0 {
+			ls = siblings[r.Record]
+		}
+		sort.Strings(ls)
+		sel := r.Record
+		if len(ls) > 0 {
+			sel += "{" + strings.Join(ls, ", ") + "}"
+		}
+		if !seen[sel] {
+			seen[sel] = true
+			out = append(out, sel)
 		}
 	}
 	return out

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/live"
 )
 
 // promtool runs promtool from tools/go.mod in the repository root.
@@ -49,16 +51,8 @@ func TestEveryAlertTested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rules struct {
-		Groups []struct {
-			Rules []struct {
-				Alert       string            `yaml:"alert"`
-				Labels      map[string]string `yaml:"labels"`
-				Annotations map[string]string `yaml:"annotations"`
-			} `yaml:"rules"`
-		} `yaml:"groups"`
-	}
-	if err := yaml.Unmarshal(raw, &rules); err != nil {
+	rules, err := live.ParseRules(raw)
+	if err != nil {
 		t.Fatal(err)
 	}
 	firing, quiet := map[string]bool{}, map[string]bool{}
@@ -93,30 +87,28 @@ func TestEveryAlertTested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range rules.Groups {
-		for _, r := range g.Rules {
-			if !firing[r.Alert] {
-				t.Errorf("%s: no unit test where it fires", r.Alert)
+	for _, r := range rules {
+		if !firing[r.Alert] {
+			t.Errorf("%s: no unit test where it fires", r.Alert)
+		}
+		if !quiet[r.Alert] {
+			t.Errorf("%s: no unit test where it stays quiet", r.Alert)
+		}
+		switch r.Labels["severity"] {
+		case "critical", "warning", "info":
+		default:
+			t.Errorf("%s: severity %q", r.Alert, r.Labels["severity"])
+		}
+		for _, a := range []string{"summary", "description", "runbook_url"} {
+			if r.Annotations[a] == "" {
+				t.Errorf("%s: no %s annotation", r.Alert, a)
 			}
-			if !quiet[r.Alert] {
-				t.Errorf("%s: no unit test where it stays quiet", r.Alert)
-			}
-			switch r.Labels["severity"] {
-			case "critical", "warning", "info":
-			default:
-				t.Errorf("%s: severity %q", r.Alert, r.Labels["severity"])
-			}
-			for _, a := range []string{"summary", "description", "runbook_url"} {
-				if r.Annotations[a] == "" {
-					t.Errorf("%s: no %s annotation", r.Alert, a)
-				}
-			}
-			if want := "docs/runbook.md#" + strings.ToLower(r.Alert); !strings.HasSuffix(r.Annotations["runbook_url"], want) {
-				t.Errorf("%s: runbook_url %q does not end with %s", r.Alert, r.Annotations["runbook_url"], want)
-			}
-			if !bytes.Contains(runbook, []byte("\n## "+r.Alert+"\n")) {
-				t.Errorf("%s: no '## %s' section in docs/runbook.md", r.Alert, r.Alert)
-			}
+		}
+		if want := "docs/runbook.md#" + strings.ToLower(r.Alert); !strings.HasSuffix(r.Annotations["runbook_url"], want) {
+			t.Errorf("%s: runbook_url %q does not end with %s", r.Alert, r.Annotations["runbook_url"], want)
+		}
+		if !bytes.Contains(runbook, []byte("\n## "+r.Alert+"\n")) {
+			t.Errorf("%s: no '## %s' section in docs/runbook.md", r.Alert, r.Alert)
 		}
 	}
 }

@@ -19,8 +19,6 @@ import (
 	"syscall"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/llm-prober/llm-prober/internal/promapi"
 	"github.com/llm-prober/llm-prober/internal/testutil/live"
 )
@@ -317,29 +315,20 @@ func alertNamesIn(file string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var f struct {
-		Groups []struct {
-			Rules []struct {
-				Alert  string            `yaml:"alert"`
-				Labels map[string]string `yaml:"labels"`
-			} `yaml:"rules"`
-		} `yaml:"groups"`
-	}
-	if err := yaml.Unmarshal(raw, &f); err != nil {
+	rules, err := live.ParseRules(raw)
+	if err != nil {
 		return nil, err
 	}
 	var out []string
 	seen := map[string]bool{}
-	for _, g := range f.Groups {
-		for _, r := range g.Rules {
-			name := r.Alert
-			if l := r.Labels["long"]; l != "" {
-				name += " " + l + "/" + r.Labels["short"]
-			}
-			if name != "" && !seen[name] {
-				seen[name] = true
-				out = append(out, name)
-			}
+	for _, r := range rules {
+		name := r.Alert
+		if l := r.Labels["long"]; l != "" {
+			name += " " + l + "/" + r.Labels["short"]
+		}
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
 		}
 	}
 	return out, nil
