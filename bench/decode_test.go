@@ -105,15 +105,7 @@ func BenchmarkDecode(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			s := oc.Chat.Completions.NewStreaming(context.Background(), params)
-			n := 0
-			for s.Next() {
-				if c := s.Current(); len(c.Choices) > 0 && c.Choices[0].Delta.Content != "" {
-					n++
-				}
-			}
-			if err := s.Err(); err != nil || n != streamTokens {
-				b.Fatalf("openai-go: %v, %d content chunks", err, n)
-			}
+			drainContent(b, "openai-go", s)
 			_ = s.Close()
 		}
 		perToken(b)
@@ -127,16 +119,22 @@ func BenchmarkDecode(b *testing.B) {
 				Header: http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}},
 				Body:   io.NopCloser(bytes.NewReader(data))}
 			s := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(resp), nil)
-			n := 0
-			for s.Next() {
-				if c := s.Current(); len(c.Choices) > 0 && c.Choices[0].Delta.Content != "" {
-					n++
-				}
-			}
-			if err := s.Err(); err != nil || n != streamTokens {
-				b.Fatalf("ssestream: %v, %d content chunks", err, n)
-			}
+			drainContent(b, "ssestream", s)
 		}
 		perToken(b)
 	})
+}
+
+// drainContent reads s to its end and fails b unless it held
+// streamTokens content chunks.
+func drainContent(b *testing.B, name string, s *ssestream.Stream[openai.ChatCompletionChunk]) {
+	n := 0
+	for s.Next() {
+		if c := s.Current(); len(c.Choices) > 0 && c.Choices[0].Delta.Content != "" {
+			n++
+		}
+	}
+	if err := s.Err(); err != nil || n != streamTokens {
+		b.Fatalf("%s: %v, %d content chunks", name, err, n)
+	}
 }
