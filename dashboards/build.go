@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/grafana/grafana-foundation-sdk/go/common"
@@ -90,6 +91,38 @@ const sel = `job=~"$job", instance=~"$instance", target=~"$target", model=~"$mod
 // selJI is for process-wide series that have no target/model labels.
 const selJI = `job=~"$job", instance=~"$instance"`
 
+// selLocation is added to sel on the probe series (and on
+// llm_prober_target_info and the probe SLIs recorded from them), which
+// carry the prober's location (--probe.location) when it has one. The
+// server series llm-prober re-exports carry none: they are never
+// filtered on it (withLocation).
+const selLocation = `location=~"$location"`
+
+// probeSelRe finds a series selector that starts with sel.
+var probeSelRe = regexp.MustCompile(`([a-zA-Z_:][a-zA-Z0-9_:]*)\{` + regexp.QuoteMeta(sel))
+
+// isProbeSeries reports whether a metric (or recorded series) carries the
+// location label: every llm_prober_* family but the server ones
+// (llm_prober_server_*) and the target_model:* SLIs recorded from them.
+func isProbeSeries(name string) bool {
+	if parts := strings.Split(name, ":"); len(parts) == 3 {
+		name = parts[1] // level:metric:operations
+	}
+	return strings.HasPrefix(name, "llm_prober_") && !strings.HasPrefix(name, "llm_prober_server_")
+}
+
+// withLocation adds the location matcher to every probe-series selector
+// of expr that carries sel; server selectors are left alone, so that a
+// selected location never empties the server panels.
+func withLocation(expr string) string {
+	return probeSelRe.ReplaceAllStringFunc(expr, func(m string) string {
+		if !isProbeSeries(m[:strings.Index(m, "{")]) {
+			return m
+		}
+		return m + ", " + selLocation
+	})
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func dsRef() common.DataSourceRef {
@@ -110,7 +143,7 @@ func (x q) build(refID string) *prometheus.DataqueryBuilder {
 	b := prometheus.NewDataqueryBuilder().
 		Datasource(dsRef()).
 		RefId(refID).
-		Expr(strings.TrimSpace(x.expr)).
+		Expr(withLocation(strings.TrimSpace(x.expr))).
 		LegendFormat(x.legend)
 	if x.instant {
 		b = b.Instant()
@@ -265,6 +298,17 @@ func labelVar(name, label, desc, match string) *dashboard.QueryVariableBuilder {
 		Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt("All"), Value: dashboard.StringOrArrayOfString{ArrayOfString: []string{"$__all"}}})
 }
 
+// locationVar selects the probers' locations. Its All is .*, the one
+// exception to .+: probers without --probe.location export no location
+// label, and All must keep their series (a query variable that finds no
+// value at all still offers All).
+func locationVar() *dashboard.QueryVariableBuilder {
+	return labelVar("location", "Location",
+		"Where the probers run (--probe.location or global.location): compare the same targets probed from several regions or clusters. Filters the probe series only; the server series carry no location (pick an instance for one prober's view of the server).",
+		`{job=~"$job"}`).
+		AllValue(".*")
+}
+
 // base returns a dashboard with the common settings and the datasource,
 // job, instance, target and model variables.
 func base(uid, title, desc string, tags ...string) *dashboardBuilder {
@@ -294,18 +338,20 @@ func base(uid, title, desc string, tags ...string) *dashboardBuilder {
 			Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt("default"), Value: textOpt("default")})).
 		WithVariable(tracingVar()).
 		WithVariable(labelVar("job", "Job", "Prometheus job(s) scraping llm-prober.", "")).
-		WithVariable(labelVar("instance", "Instance", "llm-prober instance(s).", `{job=~"$job"}`)).
-		WithVariable(labelVar("target", "Target", "Probed inference endpoint(s), as named in the llm-prober configuration.", `{job=~"$job", instance=~"$instance"}`)).
-		WithVariable(labelVar("model", "Model", "Model name(s) served by the selected targets.", `{job=~"$job", instance=~"$instance", target=~"$target"}`))
+		WithVariable(locationVar()).
+		WithVariable(labelVar("instance", "Instance", "llm-prober instance(s).", `{job=~"$job", location=~"$location"}`)).
+		WithVariable(labelVar("target", "Target", "Probed inference endpoint(s), as named in the llm-prober configuration.", `{job=~"$job", instance=~"$instance", location=~"$location"}`)).
+		WithVariable(labelVar("model", "Model", "Model name(s) served by the selected targets.", `{job=~"$job", instance=~"$instance", location=~"$location", target=~"$target"}`))
 }
 
-// quantiles returns p50/p90/p99 queries over a probe histogram.
+// quantiles returns p50/p90/p99 queries over a probe histogram, split by
+// location as well as by.
 func quantiles(metric, by string, exemplar bool) []q {
 	var out []q
 	for _, p := range [][2]string{{"0.5", "p50"}, {"0.9", "p90"}, {"0.99", "p99"}} {
 		out = append(out, q{
 			expr:     quantileExpr(p[0], by, metric),
-			legend:   p[1] + " " + legendFor(by),
+			legend:   p[1] + " " + legendFor(by) + " {{location}}",
 			exemplar: exemplar,
 		})
 	}
@@ -316,7 +362,9 @@ func quantiles(metric, by string, exemplar bool) []q {
 // where Prometheus ingests them (within 2 % of the exact quantile, see
 // docs/metrics-contract.md), else from its classic ones: both halves give
 // the same label set, so `or` keeps the native result wherever it exists.
+// metric is a probe histogram: the quantile is per location too.
 func quantileExpr(p, by, metric string) string {
+	by = "location, " + by
 	return fmt.Sprintf(`histogram_quantile(%[1]s, sum by (%[2]s) (rate(%[3]s{%[4]s}[$__rate_interval])))`+
 		` or histogram_quantile(%[1]s, sum by (le, %[2]s) (rate(%[3]s_bucket{%[4]s}[$__rate_interval])))`, p, by, metric, sel)
 }

@@ -4,10 +4,15 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 )
 
-// ratioOfRates is sum(rate(num)) / sum(rate(den)) by target, model.
+// ratioOfRates is sum(rate(num)) / sum(rate(den)) by target, model, and
+// by location too for probe series.
 func ratioOfRates(num, den string) string {
-	return e(`sum by (target, model) (rate(` + num + `{SEL}[$__rate_interval]))
-/ sum by (target, model) (rate(` + den + `{SEL}[$__rate_interval]))`)
+	by := "target, model"
+	if isProbeSeries(num) {
+		by = "location, " + by
+	}
+	return e(`sum by (` + by + `) (rate(` + num + `{SEL}[$__rate_interval]))
+/ sum by (` + by + `) (rate(` + den + `{SEL}[$__rate_interval]))`)
 }
 
 func capacity() *dashboardBuilder {

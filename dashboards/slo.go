@@ -18,10 +18,11 @@ func e(expr string) string {
 	return strings.ReplaceAll(expr, "JI", selJI)
 }
 
-// goodRatio is good/total over a window for the selected probes.
+// goodRatio is good/total over a window for the selected probes, per
+// location: two locations are never summed into one ratio.
 func goodRatio(window string) string {
-	return e(`sum by (target, model) (increase(llm_prober_probes_good_total{SEL}[` + window + `]))
-/ sum by (target, model) (increase(llm_prober_probes_total{SEL}[` + window + `]))`)
+	return e(`sum by (location, target, model) (increase(llm_prober_probes_good_total{SEL}[` + window + `]))
+/ sum by (location, target, model) (increase(llm_prober_probes_total{SEL}[` + window + `]))`)
 }
 
 // recorded selects a recording rule's series for the dashboard selection.
@@ -52,38 +53,38 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 			"Fraction of probes in the dashboard time range that succeeded and met every configured latency SLO (llm_prober_probes_good_total / llm_prober_probes_total).",
 			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
 			thresholds("red", 0.95, "orange", 0.99, "green"),
-			q{expr: goodRatio("$__range"), legend: "{{target}} {{model}}", instant: true})).
+			q{expr: goodRatio("$__range"), legend: "{{target}} {{model}} {{location}}", instant: true})).
 		WithPanel(p.stat("Error budget remaining ("+period+")",
 			"Share of the goodput error budget left over the "+period+" SLO period, from the recording rule target_model:llm_prober_slo_period_error_budget_remaining:ratio (the objective and period are those of alerts/llm-prober-rules.yml). Negative means the SLO is already missed for this period.",
 			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
 			thresholds("red", 0.0, "orange", 0.25, "green"),
-			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", `, slo="goodput"`), legend: "{{target}} {{model}} {{instance}}", instant: true})).
+			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", `, slo="goodput"`), legend: "{{target}} {{model}} {{instance}} {{location}}", instant: true})).
 		WithPanel(p.ts("Goodput ratio",
-			"Fraction of probes that succeeded and met every configured SLO, per target and model. Compare with the SLO objective variable.",
+			"Fraction of probes that succeeded and met every configured SLO, per target, model and location (where the probers run). Compare with the SLO objective variable.",
 			"percentunit", 12, 6, tsOpts{max: one},
-			q{expr: e(`sum by (target, model) (rate(llm_prober_probes_good_total{SEL}[$__rate_interval]))
-/ sum by (target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "{{target}} {{model}}"})).
+			q{expr: e(`sum by (location, target, model) (rate(llm_prober_probes_good_total{SEL}[$__rate_interval]))
+/ sum by (location, target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "{{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Goodput burn rate",
 			"How many times faster than sustainable the goodput error budget is being spent, from the recorded error ratios the alerts use (1 = exactly on budget for the "+period+" period; pages fire at "+strings.Join(pages, ", and at ")+"). The "+period+" line is the period's burn rate.",
 			"suffix:×", 12, 7, tsOpts{min: zero},
-			q{expr: burnRate("5m"), legend: "5m {{target}} {{model}}"},
-			q{expr: burnRate("1h"), legend: "1h {{target}} {{model}}"},
-			q{expr: burnRate("6h"), legend: "6h {{target}} {{model}}"},
-			q{expr: recorded("target_model:llm_prober_slo_period_burn_rate:ratio", `, slo="goodput"`), legend: period + " {{target}} {{model}}"})).
+			q{expr: burnRate("5m"), legend: "5m {{target}} {{model}} {{location}}"},
+			q{expr: burnRate("1h"), legend: "1h {{target}} {{model}} {{location}}"},
+			q{expr: burnRate("6h"), legend: "6h {{target}} {{model}} {{location}}"},
+			q{expr: recorded("target_model:llm_prober_slo_period_burn_rate:ratio", `, slo="goodput"`), legend: period + " {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Error ratio by SLO",
 			"Fraction of probes that failed (availability), and per latency SLO (ttft, tpot, e2el) the fraction of the probes of modules with that SLO that succeeded but missed it.",
 			"percentunit", 12, 7, tsOpts{min: zero},
-			q{expr: e(`sum by (target, model) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))
-/ sum by (target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "availability {{target}} {{model}}"},
-			q{expr: e(`sum by (target, model, slo) (rate(llm_prober_slo_violations_total{SEL}[$__rate_interval]))
-/ sum by (target, model, slo) (
+			q{expr: e(`sum by (location, target, model) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))
+/ sum by (location, target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "availability {{target}} {{model}} {{location}}"},
+			q{expr: e(`sum by (location, target, model, slo) (rate(llm_prober_slo_violations_total{SEL}[$__rate_interval]))
+/ sum by (location, target, model, slo) (
   rate(llm_prober_probes_total{SEL}[$__rate_interval])
-  * on (job, instance, target, model, module) group_right () (0 * (llm_prober_slo_seconds{SEL} > 0) + 1)
-)`), legend: "{{slo}} {{target}} {{model}}"})).
+  * on (job, instance, location, target, model, module) group_right () (0 * (llm_prober_slo_seconds{SEL} > 0) + 1)
+)`), legend: "{{slo}} {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Error budget remaining by SLO ("+period+")",
 			"Share of each SLO's error budget left over the "+period+" period (Sloth-style target_model:llm_prober_slo_period_error_budget_remaining:ratio): goodput, availability and each configured latency SLO.",
 			"percentunit", 24, 7, tsOpts{max: one},
-			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", ""), legend: "{{slo}} {{target}} {{model}}"}))
+			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", ""), legend: "{{slo}} {{target}} {{model}} {{location}}"}))
 	return serverTraffic(b, p).
 		WithRow(p.row("Client-side latency (synthetic probes)")).
 		WithPanel(p.ts("Time to first token",
@@ -112,20 +113,29 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 		WithPanel(p.ts("Failures by reason",
 			"Failed probes per second by reason (dns, connect, tls, timeout_* by phase, http_4xx, rate_limited, http_5xx, stream errors, validation, ...). Reasons with no failure in the dashboard range are hidden.",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
-			q{expr: nonZero(`sum by (target, model, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "target, model, reason"), legend: "{{reason}} {{target}} {{model}}"})).
+			q{expr: nonZero(`sum by (location, target, model, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "location, target, model, reason"), legend: "{{reason}} {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("SLO violations",
 			"Successful probes per second that missed a configured latency SLO, by SLO.",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
-			q{expr: e(`sum by (target, model, slo) (rate(llm_prober_slo_violations_total{SEL}[$__rate_interval]))`), legend: "{{slo}} {{target}} {{model}}"})).
+			q{expr: e(`sum by (location, target, model, slo) (rate(llm_prober_slo_violations_total{SEL}[$__rate_interval]))`), legend: "{{slo}} {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Probe volume",
-			"Finished probes per second and good probes per second, both per target and model (good can never exceed all). Low volume makes the SLO ratios noisy.",
+			"Finished probes per second and good probes per second, both per target, model and location (good can never exceed all). Low volume makes the SLO ratios noisy.",
 			"reqps", 12, 8, tsOpts{min: zero},
-			q{expr: e(`sum by (target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "all {{target}} {{model}}"},
-			q{expr: e(`sum by (target, model) (rate(llm_prober_probes_good_total{SEL}[$__rate_interval]))`), legend: "good {{target}} {{model}}"})).
+			q{expr: e(`sum by (location, target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "all {{target}} {{model}} {{location}}"},
+			q{expr: e(`sum by (location, target, model) (rate(llm_prober_probes_good_total{SEL}[$__rate_interval]))`), legend: "good {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Probes in flight",
 			"Probes currently running in each llm-prober process (llm_prober_probes_in_flight).",
 			"short", 12, 8, tsOpts{min: zero},
-			q{expr: e(`sum by (instance) (llm_prober_probes_in_flight{JI})`), legend: "{{instance}}"}))
+			q{expr: e(`sum by (instance) (llm_prober_probes_in_flight{JI})`), legend: "{{instance}}"})).
+		WithPanel(p.ts("Failure ratio by location",
+			"Share of the probes of each target that failed, per location the probers run in (--probe.location). The same target failing from one location while the others reach it is a fault of that location's path (DNS, egress, proxy, a peering link); failing from every location at once, of the server or what every path shares. The recording rules target:llm_prober_probe_failing_locations:count and target:llm_prober_probe_locations:count count the locations at 50 % or more (docs/alerting.md). One line per target when no prober sets a location.",
+			"percentunit", 24, 8, tsOpts{min: zero, max: one},
+			q{expr: e(`(
+  sum by (location, target, model) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))
+  or
+  0 * sum by (location, target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))
+)
+/ sum by (location, target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "{{location}} {{target}} {{model}}"}))
 }
 
 // sloLineStyle draws the configured SLO threshold series as a dashed line.

@@ -25,22 +25,22 @@ func targetDrillDown() *dashboardBuilder {
 		WithPanel(p.stat("Last probe",
 			"Result of the most recent probe per module (llm_prober_last_probe_success).",
 			"none", 8, 5, common.BigValueTextModeValueAndName, okMapping, thresholds("red", 1.0, "green"),
-			q{expr: e(`min by (target, model, module) (llm_prober_last_probe_success{SEL})`), legend: "{{target}} {{module}}", instant: true})).
+			q{expr: e(`min by (location, target, model, module) (llm_prober_last_probe_success{SEL})`), legend: "{{target}} {{module}} {{location}}", instant: true})).
 		WithPanel(p.stat("Time since last probe",
 			"Seconds since the last probe finished. More than a few probe intervals means the prober is stuck.",
 			"s", 8, 5, common.BigValueTextModeValueAndName, nil, thresholds("green", 120.0, "red"),
-			q{expr: e(`time() - max by (target, model, module) (llm_prober_last_probe_timestamp_seconds{SEL})`), legend: "{{target}} {{module}}", instant: true})).
+			q{expr: e(`time() - max by (location, target, model, module) (llm_prober_last_probe_timestamp_seconds{SEL})`), legend: "{{target}} {{module}} {{location}}", instant: true})).
 		WithPanel(p.stat("Time since last success",
 			"Seconds since the last successful probe.",
 			"s", 8, 5, common.BigValueTextModeValueAndName, nil, thresholds("green", 300.0, "red"),
-			q{expr: e(`time() - max by (target, model, module) (llm_prober_last_success_timestamp_seconds{SEL})`), legend: "{{target}} {{module}}", instant: true})).
+			q{expr: e(`time() - max by (location, target, model, module) (llm_prober_last_success_timestamp_seconds{SEL})`), legend: "{{target}} {{module}} {{location}}", instant: true})).
 		WithRow(p.row("Probe phases")).
 		WithPanel(p.ts("Mean probe phases",
 			"Where a probe spends its time, stacked: waiting for response headers, then for the first token (TTFT - headers), then decoding (E2E - TTFT). Means over successful probes.",
 			"s", 12, 8, tsOpts{min: zero, stacked: true},
-			q{expr: meanOf("llm_prober_time_to_headers_seconds"), legend: "headers {{target}} {{model}}"},
-			q{expr: meanOf("llm_prober_time_to_first_token_seconds") + "\n- " + meanOf("llm_prober_time_to_headers_seconds"), legend: "first token {{target}} {{model}}"},
-			q{expr: meanOf("llm_prober_e2e_latency_seconds") + "\n- " + meanOf("llm_prober_time_to_first_token_seconds"), legend: "decode {{target}} {{model}}"})).
+			q{expr: meanOf("llm_prober_time_to_headers_seconds"), legend: "headers {{target}} {{model}} {{location}}"},
+			q{expr: meanOf("llm_prober_time_to_first_token_seconds") + "\n- " + meanOf("llm_prober_time_to_headers_seconds"), legend: "first token {{target}} {{model}} {{location}}"},
+			q{expr: meanOf("llm_prober_e2e_latency_seconds") + "\n- " + meanOf("llm_prober_time_to_first_token_seconds"), legend: "decode {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Time to headers",
 			"Percentiles of the time from sending the request to receiving response headers (llm_prober_time_to_headers_seconds).",
 			"s", 12, 8, tsOpts{min: zero},
@@ -53,29 +53,29 @@ func targetDrillDown() *dashboardBuilder {
 		WithPanel(p.ts("TTFT: client vs server (p90)",
 			"p90 time to first token measured by the probes (client, includes network and HTTP stack) vs reported by the server's own histogram (all traffic). A large gap points outside the engine (proxy, network, tokenizer).",
 			"s", 12, 8, tsOpts{min: zero},
-			q{expr: quantileExpr("0.9", "target, model", "llm_prober_time_to_first_token_seconds"), legend: "client {{target}} {{model}}", exemplar: true},
+			q{expr: quantileExpr("0.9", "target, model", "llm_prober_time_to_first_token_seconds"), legend: "client {{target}} {{model}} {{location}}", exemplar: true},
 			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_time_to_first_token_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"})).
 		WithPanel(p.ts("TTFT: client vs server (mean)",
 			"Mean time to first token, probes vs server histogram.",
 			"s", 12, 8, tsOpts{min: zero},
-			q{expr: meanOf("llm_prober_time_to_first_token_seconds"), legend: "client {{target}} {{model}}"},
+			q{expr: meanOf("llm_prober_time_to_first_token_seconds"), legend: "client {{target}} {{model}} {{location}}"},
 			q{expr: meanOf("llm_prober_server_time_to_first_token_seconds"), legend: "server {{target}} {{model}}"})).
 		WithPanel(p.ts("Inter-token latency: client vs server (p90)",
 			"p90 gap between tokens seen by the probes vs the server's inter-token latency histogram (per engine step).",
 			"s", 12, 8, tsOpts{min: zero},
-			q{expr: quantileExpr("0.9", "target, model", "llm_prober_inter_token_latency_seconds"), legend: "client {{target}} {{model}}", exemplar: true},
+			q{expr: quantileExpr("0.9", "target, model", "llm_prober_inter_token_latency_seconds"), legend: "client {{target}} {{model}} {{location}}", exemplar: true},
 			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_inter_token_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"})).
 		WithPanel(p.ts("E2E latency: client vs server (p90)",
 			"p90 end-to-end latency of the probes vs the server's request latency histogram (all traffic).",
 			"s", 12, 8, tsOpts{min: zero},
-			q{expr: quantileExpr("0.9", "target, model", "llm_prober_e2e_latency_seconds"), legend: "client {{target}} {{model}}", exemplar: true},
+			q{expr: quantileExpr("0.9", "target, model", "llm_prober_e2e_latency_seconds"), legend: "client {{target}} {{model}} {{location}}", exemplar: true},
 			q{expr: e(`histogram_quantile(0.9, sum by (le, target, model) (rate(llm_prober_server_e2e_request_latency_seconds_bucket{SEL}[$__rate_interval])))`), legend: "server {{target}} {{model}}"}))
 	b = b.WithRow(p.row("Prefill by prompt length")).
 		WithPanel(p.ts("TTFT by prompt length (p50)",
 			"Median time to first token of the modules that send a prompt of a set size (prompt_tokens), one series per module: TTFT against prompt length. Cold modules (cache: cold or paired) show full prefill; warm ones the prefix cache. Empty when no module sets prompt_tokens.",
 			"s", 12, 8, tsOpts{min: zero},
 			q{expr: "(" + quantileExpr("0.5", "target, model, module", "llm_prober_time_to_first_token_seconds") +
-				`) and on (target, model, module) llm_prober_prompt_length_tokens{` + sel + `}`, legend: "{{module}} {{target}}", exemplar: true})).
+				`) and on (location, target, model, module) llm_prober_prompt_length_tokens{` + sel + `}`, legend: "{{module}} {{target}} {{location}}", exemplar: true})).
 		WithPanel(p.ts("Prefill throughput (p50)",
 			"Median prefill speed of cold probes with a set prompt length: uncached prompt tokens divided by TTFT. It falls as prompts grow when attention dominates, and with contention on a busy server.",
 			"tokens/s", 12, 8, tsOpts{min: zero},
@@ -85,20 +85,20 @@ func targetDrillDown() *dashboardBuilder {
 		WithPanel(p.table("Recent failures",
 			"Failed probes in the dashboard time range by module and reason, rounded to whole probes (increase extrapolates); module × reason pairs without a failure are left out.",
 			"short", 12, 8,
-			q{expr: e(`round(sum by (target, module, reason) (increase(llm_prober_probe_failures_total{SEL}[$__range]))) > 0`), legend: "{{module}} {{reason}}", instant: true, table: true}).
+			q{expr: e(`round(sum by (location, target, module, reason) (increase(llm_prober_probe_failures_total{SEL}[$__range]))) > 0`), legend: "{{module}} {{reason}} {{location}}", instant: true, table: true}).
 			NoValue("No failed probe in the time range")).
 		WithPanel(p.ts("Failures by reason",
 			"Failed probes per second by module and reason; pairs with no failure in the dashboard range are hidden.",
 			"reqps", 12, 8, tsOpts{min: zero, bars: true, stacked: true},
-			q{expr: nonZero(`sum by (target, module, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "target, module, reason"), legend: "{{reason}} {{module}}"})).
+			q{expr: nonZero(`sum by (location, target, module, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "location, target, module, reason"), legend: "{{reason}} {{module}} {{location}}"})).
 		WithPanel(p.ts("Warm-up probes after restarts",
 			"Probes kept out of the SLO and goodput series because they came just after the target restarted (a new process start time or counters reset in its metrics, or a failure streak ending), by outcome. Bursts mark deploys and crashes; a steady rate is a crash loop. Zero while the target has not restarted.",
 			"reqps", 12, 8, tsOpts{min: zero, bars: true, stacked: true},
-			q{expr: e(`sum by (target, module, outcome) (rate(llm_prober_warmup_probes_total{SEL}[$__rate_interval]))`), legend: "{{outcome}} {{module}}"})).
+			q{expr: e(`sum by (location, target, module, outcome) (rate(llm_prober_warmup_probes_total{SEL}[$__rate_interval]))`), legend: "{{outcome}} {{module}} {{location}}"})).
 		WithPanel(p.ts("Output tokens per probe",
 			"Mean generated tokens per probe (llm_prober_output_tokens_total / llm_prober_probes_total).",
 			"short", 12, 8, tsOpts{min: zero},
-			q{expr: ratioOfRates("llm_prober_output_tokens_total", "llm_prober_probes_total"), legend: "{{target}} {{model}}"})).
+			q{expr: ratioOfRates("llm_prober_output_tokens_total", "llm_prober_probes_total"), legend: "{{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Server metrics scrape",
 			"Whether llm-prober's last scrape of the target's own /metrics succeeded, and how long it took.",
 			"s", 12, 8, tsOpts{min: zero},
