@@ -32,6 +32,7 @@ type runner struct {
 	ctx     context.Context
 	started time.Time
 	stop    atomic.Bool
+	waker   *waker // the last stretch to a planned send
 
 	mu  sync.Mutex
 	run *Run
@@ -116,8 +117,8 @@ func (r *runner) admit(i int, t time.Duration) (warmup, ok bool) {
 }
 
 // sendLead is how far ahead of its planned time a request's goroutine is
-// started and its body built, so that only a timer wake separates the
-// plan from the send.
+// started, so that only a precise wake-up (waker) separates the plan from
+// the send.
 const sendLead = 2 * time.Millisecond
 
 func (r *runner) openLoop() {
@@ -127,6 +128,8 @@ func (r *runner) openLoop() {
 		sem = make(chan struct{}, r.o.MaxConcurrency)
 	}
 	arr := newArrivals(r.o.Rate, r.o.Burstiness, r.o.Seed)
+	r.waker = newWaker()
+	defer r.waker.close()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for i := 0; ; i++ {
@@ -160,19 +163,21 @@ func (r *runner) openLoop() {
 	wg.Wait()
 }
 
-// sleepUntil waits until planned (since start); false if ctx ended.
+// sleepUntil waits until planned (since start); false if ctx ended. Go's
+// timer, which can be cancelled but wakes up to 1 ms late, covers all but
+// the last stretch; the waker is on time for that.
 func (r *runner) sleepUntil(timer *time.Timer, planned time.Duration) bool {
-	d := time.Until(r.started.Add(planned))
-	if d <= 0 {
-		return r.ctx.Err() == nil
+	at := r.started.Add(planned)
+	if d := time.Until(at) - sendLead; d > 0 {
+		timer.Reset(d)
+		select {
+		case <-timer.C:
+		case <-r.ctx.Done():
+			return false
+		}
 	}
-	timer.Reset(d)
-	select {
-	case <-timer.C:
-		return true
-	case <-r.ctx.Done():
-		return false
-	}
+	r.waker.sleep(time.Until(at))
+	return r.ctx.Err() == nil
 }
 
 func (r *runner) closedLoop() {
@@ -206,9 +211,7 @@ func (r *runner) do(i int, planned time.Duration, warmup, wait bool) {
 	it := r.o.Workload.Item(i)
 	m := r.module(it)
 	if wait {
-		if d := time.Until(r.started.Add(planned)); d > 0 {
-			time.Sleep(d)
-		}
+		r.waker.sleep(time.Until(r.started.Add(planned)))
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, r.o.Timeout)
 	res := prober.Run(ctx, r.o.Client, r.o.Target, m, r.o.IDPrefix+"-"+strconv.Itoa(i), r.o.UserAgent)
