@@ -58,7 +58,7 @@ var badConfigs = map[string]string{
 	"unknown_backend":                    `11: targets[0].backend: unknown backend "ollama" (want one of [auto vllm sglang tgi llamacpp trtllm openai])`,
 	"unknown_http_client_field":          `14: targets[0].http_client_config.basic_auth.pasword_file: unknown field (did you mean "password_file"?)`,
 	"unknown_module_field":               `4: modules.chat.messages[0].rol: unknown field (did you mean "role"?)`,
-	"unknown_module_ref":                 `10: targets[0].modules[1]: unknown module "chta"`,
+	"unknown_module_ref":                 `10: targets[0].modules[1]: unknown module "chta" (did you mean "chat"?)`,
 	"unknown_target_field":               `10: targets[0].modul: unknown field (did you mean "modules"?)`,
 	"unknown_top_field":                  `11: targetz: unknown field (did you mean "targets"?)`,
 	"url_scheme":                         `8: targets[0].url: url "ftp://127.0.0.1:8000" must start with http:// or https://`,

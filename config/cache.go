@@ -30,19 +30,18 @@ const (
 func (m *Module) Cold() bool { return m.Cache == CacheCold || m.Cache == CachePaired }
 
 // cache checks cache and prompt_tokens and sets the default mode.
-func (c *checker) cache(path string, m *Module) error {
+func (c *checker) cache(path string, m *Module) {
 	switch m.Cache {
 	case "":
 		m.Cache = CacheWarm
 	case CacheWarm, CacheCold, CachePaired:
 	default:
-		return c.errf(path+".cache", "unknown cache mode %q (want one of %v)", m.Cache, CacheModes)
+		c.errf(path+".cache", "unknown cache mode %q (want one of %v)", m.Cache, CacheModes)
 	}
 	if _, ok := m.ExtraBody["cache_salt"]; ok && m.Cold() {
-		return c.errf(join(path+".extra_body", "cache_salt"), "cache_salt is set by the prober for cache: %s modules", m.Cache)
+		c.errf(join(path+".extra_body", "cache_salt"), "cache_salt is set by the prober for cache: %s modules", m.Cache)
 	}
 	if c.set(path+".prompt_tokens") && (m.PromptTokens < MinPromptTokens || m.PromptTokens > MaxPromptTokens) {
-		return c.errf(path+".prompt_tokens", "prompt_tokens must be between %d and %d, got %d", MinPromptTokens, MaxPromptTokens, m.PromptTokens)
+		c.errf(path+".prompt_tokens", "prompt_tokens must be between %d and %d, got %d", MinPromptTokens, MaxPromptTokens, m.PromptTokens)
 	}
-	return nil
 }

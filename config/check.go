@@ -11,13 +11,16 @@ import (
 // checker applies defaults and validates a decoded config. Defaults and
 // checks live together because several checks depend on whether a field
 // was set in the file or inherited (lines has an entry only if it was set).
+// Every check's error is kept in errs; a check returns it too, so that the
+// checks that depend on it can be skipped.
 type checker struct {
 	file  string
 	lines map[string]int
+	errs  []*Error
 }
 
-// errf builds an *Error at path, or at its nearest ancestor written in the
-// file when path itself was not (e.g. an inherited timeout).
+// errf records an *Error at path, or at its nearest ancestor written in the
+// file when path itself was not (e.g. an inherited timeout), and returns it.
 func (c *checker) errf(path, format string, args ...any) error {
 	line := 1
 	for p := path; p != ""; p = parent(p) {
@@ -26,7 +29,9 @@ func (c *checker) errf(path, format string, args ...any) error {
 			break
 		}
 	}
-	return &Error{File: c.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{File: c.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	c.errs = append(c.errs, e)
+	return e
 }
 
 func (c *checker) set(path string) bool {
@@ -34,14 +39,11 @@ func (c *checker) set(path string) bool {
 	return ok
 }
 
-func (c *checker) config(cfg *Config) error {
-	if err := c.global(&cfg.Global); err != nil {
-		return err
-	}
-	if err := cfg.Tracing.check(c); err != nil {
-		return err
-	}
-	// Modules in file order, so the first error reported is the first one.
+// config checks everything; the errors are in c.errs.
+func (c *checker) config(cfg *Config) {
+	c.global(&cfg.Global)
+	cfg.Tracing.check(c)
+	// Modules in file order, as their errors are reported.
 	names := make([]string, 0, len(cfg.Modules))
 	for name := range cfg.Modules {
 		names = append(names, name)
@@ -50,50 +52,39 @@ func (c *checker) config(cfg *Config) error {
 		return cmp.Or(cmp.Compare(c.lines[join("modules", a)], c.lines[join("modules", b)]), cmp.Compare(a, b))
 	})
 	for _, name := range names {
-		if err := c.module(name, cfg.Modules[name]); err != nil {
-			return err
-		}
+		c.module(name, cfg.Modules[name])
 	}
 	if len(cfg.Targets) == 0 && len(cfg.TargetDiscovery) == 0 {
-		return c.errf("targets", "at least one target is required")
+		c.errf("targets", "at least one target is required")
 	}
 	seen := map[string]string{} // name -> path of first use
 	for i, t := range cfg.Targets {
 		path := index("targets", i)
-		if err := c.target(path, t, cfg); err != nil {
-			return err
+		if c.target(path, t, cfg) != nil && (t == nil || t.Name == "") {
+			continue
 		}
 		if first, dup := seen[t.Name]; dup {
-			return c.errf(path+".name", "duplicate target name %q (first used at line %d)", t.Name, c.lines[first])
+			c.errf(path+".name", "duplicate target name %q (first used at line %d)", t.Name, c.lines[first])
+		} else {
+			seen[t.Name] = path
 		}
-		seen[t.Name] = path
 	}
-	return c.discoveries(cfg)
+	c.discoveries(cfg)
 }
 
-func (c *checker) global(g *Global) error {
-	if err := c.positive(&g.Interval, "global.interval", model.Duration(DefaultInterval)); err != nil {
-		return err
+func (c *checker) global(g *Global) {
+	if c.positive(&g.Interval, "global.interval", model.Duration(DefaultInterval)) == nil {
+		c.timeout(&g.Timeout, g.Interval, "global", model.Duration(DefaultTimeout))
 	}
-	if err := c.positive(&g.KeepAliveTimeout, "global.keep_alive_timeout", model.Duration(DefaultKeepAliveTimeout)); err != nil {
-		return err
-	}
-	if err := c.timeout(&g.Timeout, g.Interval, "global", model.Duration(DefaultTimeout)); err != nil {
-		return err
-	}
-	if err := c.location("global.location", g.Location); err != nil {
-		return err
-	}
-	if err := c.warmup("global.warmup", &g.Warmup, defaultWarmup); err != nil {
-		return err
-	}
+	c.positive(&g.KeepAliveTimeout, "global.keep_alive_timeout", model.Duration(DefaultKeepAliveTimeout))
+	c.location("global.location", g.Location)
+	c.warmup("global.warmup", &g.Warmup, defaultWarmup)
 	switch {
 	case !c.set("global.max_concurrent_probes"):
 		g.MaxConcurrentProbes = DefaultMaxConcurrentProbes
 	case g.MaxConcurrentProbes < 1:
-		return c.errf("global.max_concurrent_probes", "max_concurrent_probes must be at least 1, got %d", g.MaxConcurrentProbes)
+		c.errf("global.max_concurrent_probes", "max_concurrent_probes must be at least 1, got %d", g.MaxConcurrentProbes)
 	}
-	return nil
 }
 
 // positive defaults an unset duration to def and rejects an explicit 0.

@@ -17,48 +17,46 @@ const (
 	templateModel = "template"
 )
 
-func (c *checker) discoveries(cfg *Config) error {
+func (c *checker) discoveries(cfg *Config) {
 	seen := map[string]string{}
 	for i, td := range cfg.TargetDiscovery {
 		path := index("target_discovery", i)
 		if td == nil {
-			return c.errf(path, "target_discovery entry is empty")
+			c.errf(path, "target_discovery entry is empty")
+			continue
 		}
 		td.Line = c.lines[path]
-		if err := c.name(path+".name", "target_discovery entry", td.Name); err != nil {
-			return err
+		if c.name(path+".name", "target_discovery entry", td.Name) == nil {
+			if first, dup := seen[td.Name]; dup {
+				c.errf(path+".name", "duplicate target_discovery name %q (first used at line %d)", td.Name, c.lines[first])
+			} else {
+				seen[td.Name] = path
+			}
 		}
-		if first, dup := seen[td.Name]; dup {
-			return c.errf(path+".name", "duplicate target_discovery name %q (first used at line %d)", td.Name, c.lines[first])
-		}
-		seen[td.Name] = path
 		if len(td.SDConfigs) == 0 {
-			return c.errf(path, "a target_discovery entry needs at least one *_sd_configs (file, http or kubernetes)")
+			c.errf(path, "a target_discovery entry needs at least one *_sd_configs (file, http or kubernetes)")
 		}
 		for j, rc := range td.RelabelConfigs {
 			if rc == nil {
-				return c.errf(index(path+".relabel_configs", j), "relabel config is empty")
-			}
-			if err := rc.Validate(model.UTF8Validation); err != nil {
-				return c.errf(index(path+".relabel_configs", j), "%v", err)
+				c.errf(index(path+".relabel_configs", j), "relabel config is empty")
+			} else if err := rc.Validate(model.UTF8Validation); err != nil {
+				c.errf(index(path+".relabel_configs", j), "%v", err)
 			}
 		}
-		if err := c.template(path+".template", td, cfg); err != nil {
-			return err
-		}
+		c.template(path+".template", td, cfg)
 	}
-	return nil
 }
 
 // template validates the template as a static target would be, applying
 // the same defaults, but rejects what relabelling alone must set.
-func (c *checker) template(path string, td *TargetDiscovery, cfg *Config) error {
+func (c *checker) template(path string, td *TargetDiscovery, cfg *Config) {
 	if td.Template == nil {
-		return c.errf(path, "a target_discovery entry needs a template (at least its modules)")
+		c.errf(path, "a target_discovery entry needs a template (at least its modules)")
+		return
 	}
 	for _, f := range []string{"name", "url"} {
 		if c.set(path + "." + f) {
-			return c.errf(path+"."+f, "%s comes from relabel_configs (%s, %s), not the template", f, LabelTargetName, LabelURL)
+			c.errf(path+"."+f, "%s comes from relabel_configs (%s, %s), not the template", f, LabelTargetName, LabelURL)
 		}
 	}
 	t := td.Template
@@ -67,14 +65,11 @@ func (c *checker) template(path string, td *TargetDiscovery, cfg *Config) error 
 	if noModel {
 		t.Model = templateModel
 	}
-	if err := c.target(path, t, cfg); err != nil {
-		return err
-	}
+	c.target(path, t, cfg)
 	t.Name, t.URL = "", ""
 	if noModel {
 		t.Model = ""
 	}
-	return nil
 }
 
 func (c *checker) location(path, loc string) error {

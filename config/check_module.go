@@ -39,38 +39,31 @@ func (c *checker) name(path, kind, name string) error {
 	return nil
 }
 
-func (c *checker) module(name string, m *Module) error {
+func (c *checker) module(name string, m *Module) {
 	path := join("modules", name)
-	if err := c.name(path, "module", name); err != nil {
-		return err
-	}
+	c.name(path, "module", name)
 	if m == nil {
-		return c.errf(path, "module is empty")
+		c.errf(path, "module is empty")
+		return
 	}
 	if m.API == "" {
 		m.API = APIChat
 	}
-	if err := c.moduleInput(path, m); err != nil {
-		return err
-	}
-	if err := c.cache(path, m); err != nil {
-		return err
-	}
+	c.moduleInput(path, m)
+	c.cache(path, m)
 	switch {
 	case !c.set(path + ".max_tokens"):
 		m.MaxTokens = DefaultMaxTokens
 	case m.MaxTokens < 1:
-		return c.errf(path+".max_tokens", "max_tokens must be at least 1, got %d", m.MaxTokens)
+		c.errf(path+".max_tokens", "max_tokens must be at least 1, got %d", m.MaxTokens)
 	}
 	if m.MinTokens < 0 || m.MinTokens > m.MaxTokens {
-		return c.errf(path+".min_tokens", "min_tokens %d must be between 0 and max_tokens %d", m.MinTokens, m.MaxTokens)
+		c.errf(path+".min_tokens", "min_tokens %d must be between 0 and max_tokens %d", m.MinTokens, m.MaxTokens)
 	}
 	if m.Temperature != nil && *m.Temperature < 0 {
-		return c.errf(path+".temperature", "temperature must not be negative, got %g", *m.Temperature)
+		c.errf(path+".temperature", "temperature must not be negative, got %g", *m.Temperature)
 	}
-	if err := c.extraBody(path+".extra_body", m.ExtraBody); err != nil {
-		return err
-	}
+	c.extraBody(path+".extra_body", m.ExtraBody)
 	for _, b := range []**bool{&m.StreamOptions.IncludeUsage, &m.StreamOptions.ContinuousUsageStats} {
 		if *b == nil {
 			t := true
@@ -80,12 +73,11 @@ func (c *checker) module(name string, m *Module) error {
 	// YAML durations cannot be negative (model.ParseDuration has no sign);
 	// this guards configs built in Go.
 	if min(m.SLO.TTFT, m.SLO.TPOT, m.SLO.E2EL) < 0 {
-		return c.errf(path+".slo", "SLOs must not be negative")
+		c.errf(path+".slo", "SLOs must not be negative")
 	}
 	if v := m.Validators.MinOutputTokens; v < 0 || v > m.MaxTokens {
-		return c.errf(path+".validators.min_output_tokens", "min_output_tokens %d must be between 0 and max_tokens %d", v, m.MaxTokens)
+		c.errf(path+".validators.min_output_tokens", "min_output_tokens %d must be between 0 and max_tokens %d", v, m.MaxTokens)
 	}
-	return nil
 }
 
 // moduleInput checks that a module has the input its API needs, and only that.
@@ -100,7 +92,7 @@ func (c *checker) moduleInput(path string, m *Module) error {
 		}
 		for i, msg := range m.Messages {
 			if !slices.Contains(chatRoles, msg.Role) {
-				return c.errf(index(path+".messages", i)+".role", "role %q must be one of %v", msg.Role, chatRoles)
+				c.errf(index(path+".messages", i)+".role", "role %q must be one of %v", msg.Role, chatRoles)
 			}
 		}
 	case APICompletions:
@@ -116,7 +108,7 @@ func (c *checker) moduleInput(path string, m *Module) error {
 	return nil
 }
 
-func (c *checker) extraBody(path string, body map[string]any) error {
+func (c *checker) extraBody(path string, body map[string]any) {
 	keys := make([]string, 0, len(body))
 	for k := range body {
 		keys = append(keys, k)
@@ -126,8 +118,7 @@ func (c *checker) extraBody(path string, body map[string]any) error {
 	})
 	for _, k := range keys {
 		if owner, ok := reservedBodyKeys[k]; ok {
-			return c.errf(join(path, k), "%q may not be overridden; it is set from %s", k, owner)
+			c.errf(join(path, k), "%q may not be overridden; it is set from %s", k, owner)
 		}
 	}
-	return nil
 }

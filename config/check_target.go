@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -22,44 +23,37 @@ var backends = []Backend{BackendAuto, BackendVLLM, BackendSGLang, BackendTGI, Ba
 
 const defaultServerMetricsTimeout = model.Duration(10e9) // 10s
 
+// target checks a target; it returns an error if any check failed.
 func (c *checker) target(path string, t *Target, cfg *Config) error {
 	if t == nil {
 		return c.errf(path, "target is empty")
 	}
+	n := len(c.errs)
 	if c.set(path + ".discovered_by") {
-		return c.errf(path+".discovered_by", "discovered_by is set by the prober, not the file")
+		c.errf(path+".discovered_by", "discovered_by is set by the prober, not the file")
 	}
-	if err := c.name(path+".name", "target", t.Name); err != nil {
-		return err
-	}
-	if err := c.url(path+".url", t); err != nil {
-		return err
-	}
+	c.name(path+".name", "target", t.Name)
+	c.url(path+".url", t)
 	if t.Model == "" {
-		return c.errf(path+".model", "a target needs a model")
+		c.errf(path+".model", "a target needs a model")
 	}
 	if t.Backend == "" {
 		t.Backend = BackendAuto
 	}
 	if !slices.Contains(backends, t.Backend) {
-		return c.errf(path+".backend", "unknown backend %q (want one of %v)", t.Backend, backends)
+		c.errf(path+".backend", "unknown backend %q (want one of %v)", t.Backend, backends)
 	}
-	if err := c.targetModules(path+".modules", t, cfg); err != nil {
-		return err
+	c.targetModules(path+".modules", t, cfg)
+	if c.positive(&t.Interval, path+".interval", cfg.Global.Interval) == nil {
+		c.timeout(&t.Timeout, t.Interval, path, cfg.Global.Timeout)
+		c.serverMetrics(path+".server_metrics", &t.ServerMetrics, t.Interval)
 	}
-	if err := c.positive(&t.Interval, path+".interval", cfg.Global.Interval); err != nil {
-		return err
+	c.labels(path+".labels", t.Labels)
+	c.warmup(path+".warmup", &t.Warmup, cfg.Global.Warmup)
+	if len(c.errs) > n {
+		return c.errs[n]
 	}
-	if err := c.timeout(&t.Timeout, t.Interval, path, cfg.Global.Timeout); err != nil {
-		return err
-	}
-	if err := c.labels(path+".labels", t.Labels); err != nil {
-		return err
-	}
-	if err := c.warmup(path+".warmup", &t.Warmup, cfg.Global.Warmup); err != nil {
-		return err
-	}
-	return c.serverMetrics(path+".server_metrics", &t.ServerMetrics, t.Interval)
+	return nil
 }
 
 // url checks the base URL; credentials belong in http_client_config, where
@@ -111,15 +105,15 @@ func (c *checker) targetModules(path string, t *Target, cfg *Config) error {
 	if len(t.Modules) == 0 {
 		return c.errf(path, "a target needs at least one module")
 	}
+	var err error
 	for i, name := range t.Modules {
 		if _, ok := cfg.Modules[name]; !ok {
-			return c.errf(index(path, i), "unknown module %q", name)
-		}
-		if slices.Index(t.Modules, name) < i {
-			return c.errf(index(path, i), "module %q is listed twice", name)
+			err = c.errf(index(path, i), "unknown module %q%s", name, hint(name, slices.Collect(maps.Keys(cfg.Modules))))
+		} else if slices.Index(t.Modules, name) < i {
+			err = c.errf(index(path, i), "module %q is listed twice", name)
 		}
 	}
-	return nil
+	return err
 }
 
 // labels checks user labels, which are exported only on the info metric.
@@ -132,18 +126,19 @@ func (c *checker) labels(path string, ls model.LabelSet) error {
 		names = append(names, string(n))
 	}
 	slices.Sort(names)
+	var err error
 	for _, n := range names {
 		p := join(path, n)
 		switch {
 		case !model.LegacyValidation.IsValidLabelName(n) || strings.HasPrefix(n, "__"):
-			return c.errf(p, "invalid label name %q (want [a-zA-Z_][a-zA-Z0-9_]*, not starting with __)", n)
+			err = c.errf(p, "invalid label name %q (want [a-zA-Z_][a-zA-Z0-9_]*, not starting with __)", n)
 		case slices.Contains(reservedLabels, n):
-			return c.errf(p, "label name %q is reserved by llm-prober", n)
+			err = c.errf(p, "label name %q is reserved by llm-prober", n)
 		case !utf8.ValidString(string(ls[model.LabelName(n)])):
-			return c.errf(p, "label value is not valid UTF-8")
+			err = c.errf(p, "label value is not valid UTF-8")
 		}
 	}
-	return nil
+	return err
 }
 
 func (c *checker) serverMetrics(path string, sm *ServerMetrics, targetInterval model.Duration) error {
@@ -151,7 +146,7 @@ func (c *checker) serverMetrics(path string, sm *ServerMetrics, targetInterval m
 		sm.Path = DefaultMetricsPath
 	}
 	if !strings.HasPrefix(sm.Path, "/") {
-		return c.errf(path+".path", "path %q must start with /", sm.Path)
+		c.errf(path+".path", "path %q must start with /", sm.Path)
 	}
 	if err := c.positive(&sm.Interval, path+".interval", targetInterval); err != nil {
 		return err

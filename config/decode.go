@@ -1,7 +1,7 @@
 package config
 
 import (
-	"fmt"
+	"errors"
 	"reflect"
 	"strings"
 
@@ -9,203 +9,192 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// decoder walks the YAML node tree into the config structs itself instead
-// of using yaml.v3's Decoder: that way every error, including those raised
-// by third-party UnmarshalYAML methods (durations, HTTPClientConfig), gets
-// a line and a field path, and unknown fields are rejected everywhere
-// (yaml.v3's KnownFields is lost below custom unmarshalers).
-type decoder struct {
-	file  string
-	dir   string         // for relative *_file paths
-	lines map[string]int // field path -> line of its key, for non-null values
+// Decoding is yaml.v3's, with KnownFields: it walks the file, converts
+// values and rejects unknown fields, also inside prometheus/common's and
+// Prometheus's types, whose v2-style UnmarshalYAML(func(any) error) decode
+// with the same strict decoder (a v3-style UnmarshalYAML(*yaml.Node) that
+// calls node.Decode would lose it). yaml.v3 hands the loader the file's
+// node tree first, so that it can add what yaml.v3 does not do:
+//
+//   - a bound on what aliases expand to (budget.go);
+//   - ${ENV} secrets in http_client_config, and no inline ones (secrets.go);
+//   - a line and a field path for the errors of a type's own UnmarshalYAML
+//     (a bad duration, an HTTPClientConfig that fails Validate): yaml.v3
+//     stops at the first with neither, so the loader decodes each such
+//     value on its own first, reports its error and hands yaml.v3 a null
+//     in its place;
+//   - a field path and did-you-mean hint for each yaml.v3 type error
+//     (errors.go).
+type loader struct {
+	file, dir string
+	cfg       *Config
+	lines     map[string]int // field path -> line of its key, for values written
+	errs      []*Error
+	failed    map[*yaml.Node]bool // values decoded on their own: whether they failed
+	resolved  map[*yaml.Node]bool // http_client_config copies with secrets resolved
 }
 
 var (
+	configType     = reflect.TypeFor[Config]()
+	targetType     = reflect.TypeFor[Target]()
+	httpClientType = reflect.TypeFor[config.HTTPClientConfig]()
 	unmarshalerV3  = reflect.TypeFor[yaml.Unmarshaler]()
 	unmarshalerV2  = reflect.TypeFor[interface{ UnmarshalYAML(func(any) error) error }]()
-	httpClientType = reflect.TypeFor[config.HTTPClientConfig]()
 )
 
-// presetter lets a type fill in defaults that must exist before decoding.
-type presetter interface{ preset() }
-
-func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) error {
-	n = resolve(n)
-	if isNull(n) {
-		return nil // leave the zero (or preset) value: defaults apply later
-	}
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			nv := reflect.New(v.Type().Elem())
-			if p, ok := nv.Interface().(presetter); ok {
-				p.preset()
-			}
-			v.Set(nv)
-		}
-		return d.decode(n, v.Elem(), path)
-	}
-	if v.Type() == targetDiscoveryType {
-		return d.decodeTargetDiscovery(n, v, path)
-	}
-	if pt := reflect.PointerTo(v.Type()); pt.Implements(unmarshalerV3) || pt.Implements(unmarshalerV2) {
-		return d.decodeCustom(n, v, path)
-	}
-	switch v.Kind() {
-	case reflect.Struct:
-		return d.decodeStruct(n, v, path)
-	case reflect.Map:
-		if v.Type().Key().Kind() == reflect.String {
-			return d.decodeMap(n, v, path)
-		}
-	case reflect.Slice:
-		return d.decodeSlice(n, v, path)
-	}
-	if err := n.Decode(v.Addr().Interface()); err != nil {
-		return fromYAML(err, d.file, d.line(path, n), path)
-	}
-	return nil
-}
-
-// decodeCustom hands n to the type's own UnmarshalYAML after checking for
-// unknown fields; an HTTPClientConfig first gets its secrets resolved.
-func (d *decoder) decodeCustom(n *yaml.Node, v reflect.Value, path string) error {
-	if err := d.checkKnown(n, v.Type(), path); err != nil {
+// UnmarshalYAML is called by yaml.v3 with the file's root: unmarshal gives
+// the node (to a nodeOf), then decodes it, as changed by check, into the
+// config with the file's decoder, KnownFields included.
+func (l *loader) UnmarshalYAML(unmarshal func(any) error) error {
+	var root nodeOf
+	if err := unmarshal(&root); err != nil {
 		return err
 	}
-	if v.Type() == httpClientType {
-		var err error
-		if n, err = d.resolveSecrets(n, path); err != nil {
-			return err
-		}
+	if err := checkBudget(root.n, l.file); err != nil {
+		return err
 	}
-	if err := n.Decode(v.Addr().Interface()); err != nil {
-		e := fromYAML(err, d.file, d.line(path, n), path)
-		if _, typeErr := err.(*yaml.TypeError); typeErr {
-			e = d.narrow(e)
-		}
-		return e
+	if root.n.Kind != yaml.MappingNode {
+		return &Error{File: l.file, Line: root.n.Line, Msg: "expected a mapping, got " + describe(root.n)}
 	}
-	if hc, ok := v.Addr().Interface().(*config.HTTPClientConfig); ok {
-		hc.SetDirectory(d.dir)
-		// prometheus/common follows redirects by default; a probe must
-		// not (a redirected POST comes back as a GET, or from elsewhere).
-		if _, set := d.lines[path+".follow_redirects"]; !set {
-			hc.FollowRedirects = false
-		}
-		// HTTP/1.1 unless asked: one stream per connection, as vLLM and
-		// llama.cpp serve it, so chunk arrivals carry kernel receive
-		// times (an HTTP/2 connection multiplexes other streams).
-		if _, set := d.lines[path+".enable_http2"]; !set {
-			hc.EnableHTTP2 = false
-		}
+	walk(root.n, configType, "", 0, l.record)
+	walk(root.n, configType, "", 0, l.check)
+	var te *yaml.TypeError
+	switch err := unmarshal(l.cfg); {
+	case errors.As(err, &te):
+		l.typeErrors(te, root.n)
+	case err != nil: // not expected: check decoded every value with its own UnmarshalYAML
+		l.errs = append(l.errs, fromYAML(err, l.file, root.n.Line, ""))
 	}
 	return nil
 }
 
-func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
-	if n.Kind != yaml.MappingNode {
-		return d.kindError(n, path, "a mapping")
-	}
-	known, _ := fields(v.Type())
-	seen := map[string]int{}
-	for _, p := range pairs(n) {
-		fpath := join(path, p.k.Value)
-		if err := d.record(p, fpath, seen); err != nil {
-			return err
-		}
-		idx, ok := known[p.k.Value]
-		if !ok {
-			return d.unknownField(p.k, path, known)
-		}
-		if err := d.decode(p.v, v.FieldByIndex(idx), fpath); err != nil {
-			return err
-		}
-	}
+// nodeOf keeps the node yaml.v3 decodes into it: the decoder's own.
+type nodeOf struct{ n *yaml.Node }
+
+func (o *nodeOf) UnmarshalYAML(n *yaml.Node) error {
+	o.n = n
 	return nil
 }
 
-func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) error {
-	if n.Kind != yaml.MappingNode {
-		return d.kindError(n, path, "a mapping")
+// record notes the line of every value written in the file.
+func (l *loader) record(e *entry) bool {
+	if _, ok := l.lines[e.path]; !ok && !isNull(resolve(*e.slot)) {
+		l.lines[e.path] = e.line
 	}
-	if v.IsNil() {
-		v.Set(reflect.MakeMap(v.Type()))
-	}
-	seen := map[string]int{}
-	for _, p := range pairs(n) {
-		fpath := join(path, p.k.Value)
-		if err := d.record(p, fpath, seen); err != nil {
-			return err
-		}
-		if p.k.Kind != yaml.ScalarNode {
-			return d.kindError(p.k, path, "a scalar key")
-		}
-		ev := reflect.New(v.Type().Elem()).Elem()
-		if err := d.decode(p.v, ev, fpath); err != nil {
-			return err
-		}
-		v.SetMapIndex(reflect.ValueOf(p.k.Value).Convert(v.Type().Key()), ev)
-	}
-	return nil
+	return true
 }
 
-func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) error {
-	if n.Kind != yaml.SequenceNode {
-		return d.kindError(n, path, "a list")
+// check prepares the values yaml.v3 cannot report on well (see loader).
+func (l *loader) check(e *entry) bool {
+	t := base(e.typ)
+	switch {
+	case isNull(resolve(*e.slot)):
+	case e.parent == targetDiscoveryType && e.key.Value == "static_configs":
+		l.errs = append(l.errs, &Error{File: l.file, Line: e.line, Path: e.path, Msg: "unknown field (static targets go under targets)"})
+		*e.slot = null(*e.slot)
+	case e.parent == targetDiscoveryType && strings.HasSuffix(e.key.Value, sdSuffix):
+		l.checkSD(e)
+	case t == nil:
+	case t == httpClientType:
+		l.checkHTTPClient(e)
+	case hasUnmarshaler(t) && t != targetType && t != targetDiscoveryType:
+		l.checkAlone(e)
+	default:
+		return true
 	}
-	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
-	for i, item := range n.Content {
-		ipath := index(path, i)
-		if !isNull(resolve(item)) {
-			d.lines[ipath] = item.Line
+	return false
+}
+
+// checkAlone decodes e's value on its own and, if its UnmarshalYAML fails
+// (type errors aside: the strict decode reports those), reports the error
+// and puts a null in its place.
+func (l *loader) checkAlone(e *entry) {
+	v := resolve(*e.slot)
+	failed, seen := l.failed[v]
+	if !seen {
+		err := v.Decode(reflect.New(base(e.typ)).Interface())
+		var te *yaml.TypeError
+		if failed = err != nil && !errors.As(err, &te); failed {
+			l.errs = append(l.errs, fromYAML(err, l.file, e.line, e.path))
 		}
-		if err := d.decode(item, s.Index(i), ipath); err != nil {
-			return err
+		l.failed[v] = failed
+	}
+	if failed {
+		*e.slot = null(*e.slot)
+	}
+}
+
+// checkHTTPClient resolves the secrets of an http_client_config in a copy
+// of its own, then checks it as checkAlone does.
+func (l *loader) checkHTTPClient(e *entry) {
+	if l.resolved[resolve(*e.slot)] { // reached again through an alias
+		return
+	}
+	c := copyNode(*e.slot)
+	l.resolved[c] = true
+	*e.slot = c
+	if !l.secrets(c, nil, e.path) {
+		*e.slot = null(c)
+		return
+	}
+	l.checkAlone(e)
+}
+
+// finish applies what needs the decoded config: lines and names kept for
+// messages, relative paths, and the HTTP client defaults of a prober.
+func (l *loader) finish(cfg *Config) {
+	for i, t := range cfg.Targets {
+		if t != nil {
+			t.Line = l.lines[index("targets", i)]
+			l.finishTarget(t, index("targets", i))
 		}
 	}
-	v.Set(s)
-	return nil
-}
-
-// record notes where a key is and rejects duplicate keys.
-func (d *decoder) record(p pair, fpath string, seen map[string]int) error {
-	if first, dup := seen[p.k.Value]; dup {
-		return &Error{File: d.file, Line: p.k.Line, Path: fpath,
-			Msg: fmt.Sprintf("duplicate field (first set at line %d)", first)}
-	}
-	seen[p.k.Value] = p.k.Line
-	if !isNull(resolve(p.v)) {
-		d.lines[fpath] = p.k.Line
-	}
-	return nil
-}
-
-func (d *decoder) kindError(n *yaml.Node, path, want string) error {
-	got := map[yaml.Kind]string{yaml.ScalarNode: "a scalar", yaml.SequenceNode: "a list", yaml.MappingNode: "a mapping"}[n.Kind]
-	if n.Kind == yaml.ScalarNode {
-		got = fmt.Sprintf("%q", n.Value)
-	}
-	return &Error{File: d.file, Line: n.Line, Path: path, Msg: fmt.Sprintf("expected %s, got %s", want, got)}
-}
-
-// line is where to report an error about path: its key if known, else n.
-func (d *decoder) line(path string, n *yaml.Node) int {
-	if l, ok := d.lines[path]; ok {
-		return l
-	}
-	return n.Line
-}
-
-// narrow points e at the deepest recorded field under e.Path on e.Line:
-// yaml.v3 type errors inside a third-party type name only the line (and
-// other errors, e.g. from Validate, concern the whole value).
-func (d *decoder) narrow(e *Error) *Error {
-	best := e.Path
-	for p, l := range d.lines {
-		if l == e.Line && len(p) > len(best) && strings.HasPrefix(p, e.Path+".") {
-			best = p
+	for name, m := range cfg.Modules {
+		if m != nil {
+			m.Name, m.Line = name, l.lines[join("modules", name)]
 		}
 	}
-	e.Path = best
-	return e
+	for i, td := range cfg.TargetDiscovery {
+		if td != nil {
+			td.SDConfigs.SetDirectory(l.dir)
+			if td.Template != nil {
+				l.finishTarget(td.Template, index("target_discovery", i)+".template")
+			}
+		}
+	}
+}
+
+func (l *loader) finishTarget(t *Target, path string) {
+	l.finishHTTPClient(&t.HTTPClientConfig, path+".http_client_config")
+	if hc := t.ServerMetrics.HTTPClientConfig; hc != nil {
+		l.finishHTTPClient(hc, path+".server_metrics.http_client_config")
+	}
+}
+
+// finishHTTPClient resolves *_file paths against the config's directory.
+// prometheus/common follows redirects by default; a probe must not (a
+// redirected POST comes back as a GET, or from elsewhere). And HTTP/1.1
+// unless asked: one stream per connection, as vLLM and llama.cpp serve it,
+// so chunk arrivals carry kernel receive times (an HTTP/2 connection
+// multiplexes other streams).
+func (l *loader) finishHTTPClient(hc *config.HTTPClientConfig, path string) {
+	hc.SetDirectory(l.dir)
+	if _, set := l.lines[path+".follow_redirects"]; !set {
+		hc.FollowRedirects = false
+	}
+	if _, set := l.lines[path+".enable_http2"]; !set {
+		hc.EnableHTTP2 = false
+	}
+}
+
+func base(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+func hasUnmarshaler(t reflect.Type) bool {
+	pt := reflect.PointerTo(base(t))
+	return pt.Implements(unmarshalerV3) || pt.Implements(unmarshalerV2)
 }

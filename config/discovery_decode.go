@@ -1,9 +1,10 @@
 package config
 
 import (
+	"errors"
 	"reflect"
 	"slices"
-	"strings"
+	"sync"
 
 	"github.com/prometheus/prometheus/discovery"
 	"gopkg.in/yaml.v3"
@@ -13,8 +14,14 @@ var targetDiscoveryType = reflect.TypeFor[TargetDiscovery]()
 
 const sdSuffix = "_sd_configs"
 
-// sdHolder lets Prometheus's registry decode one *_sd_configs list into
-// the Config type its discovery registered.
+// UnmarshalYAML decodes the entry's *_sd_configs with Prometheus's registry,
+// as a scrape config's.
+func (td *TargetDiscovery) UnmarshalYAML(unmarshal func(any) error) error {
+	type plain TargetDiscovery
+	return discovery.UnmarshalYAMLWithInlineConfigs((*plain)(td), unmarshal)
+}
+
+// sdHolder decodes one *_sd_configs list on its own.
 type sdHolder struct {
 	Configs discovery.Configs `yaml:"-"`
 }
@@ -23,69 +30,41 @@ func (h *sdHolder) UnmarshalYAML(unmarshal func(any) error) error {
 	return discovery.UnmarshalYAMLWithInlineConfigs(h, unmarshal)
 }
 
-// decodeTargetDiscovery decodes the entry's own fields like any struct and
-// each *_sd_configs list with Prometheus's registry, keeping this package's
-// strictness (unknown keys anywhere are errors) and FILE:LINE: path errors.
-func (d *decoder) decodeTargetDiscovery(n *yaml.Node, v reflect.Value, path string) error {
-	if n.Kind != yaml.MappingNode {
-		return d.kindError(n, path, "a mapping")
+// sdTypes maps a *_sd_configs key to the list type it decodes into, as
+// learnt from decoding it (the registry does not say), for hints.
+var sdTypes sync.Map
+
+func sdType(key string) reflect.Type {
+	if t, ok := sdTypes.Load(key); ok {
+		return t.(reflect.Type)
 	}
-	rest := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
-	var sd []pair
-	for _, p := range pairs(n) {
-		if strings.HasSuffix(p.k.Value, sdSuffix) {
-			sd = append(sd, p)
-		} else {
-			rest.Content = append(rest.Content, p.k, p.v)
-		}
-	}
-	if err := d.decodeStruct(rest, v, path); err != nil {
-		return err
-	}
-	td := v.Addr().Interface().(*TargetDiscovery)
-	seen := map[string]int{}
-	for _, p := range sd {
-		fpath := join(path, p.k.Value)
-		if err := d.record(p, fpath, seen); err != nil {
-			return err
-		}
-		if !slices.Contains(discovery.RegisteredConfigNames(), strings.TrimSuffix(p.k.Value, sdSuffix)) {
-			return d.unknownField(p.k, path, d.discoveryKeys())
-		}
-		cfgs, err := d.decodeSD(p, fpath)
-		if err != nil {
-			return err
-		}
-		td.SDConfigs = append(td.SDConfigs, cfgs...)
-	}
-	td.SDConfigs.SetDirectory(d.dir)
 	return nil
 }
 
-// decodeSD decodes one *_sd_configs list, then checks its keys against the
-// type the registry produced (yaml.v3 would silently drop a typo).
-func (d *decoder) decodeSD(p pair, fpath string) (discovery.Configs, error) {
-	one := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{p.k, p.v}}
-	var h sdHolder
-	if err := one.Decode(&h); err != nil {
-		return nil, d.narrow(fromYAML(err, d.file, d.line(fpath, p.v), fpath))
-	}
-	if len(h.Configs) > 0 {
-		if err := d.checkKnown(p.v, reflect.SliceOf(reflect.TypeOf(h.Configs[0])), fpath); err != nil {
-			return nil, err
-		}
-	}
-	return h.Configs, nil
-}
-
-// discoveryKeys are the keys a target_discovery entry accepts, for "did
-// you mean" hints.
-func (d *decoder) discoveryKeys() map[string][]int {
-	known, _ := fields(targetDiscoveryType)
+// sdKeys are the *_sd_configs keys the registry knows.
+func sdKeys() []string {
+	var keys []string
 	for _, name := range discovery.RegisteredConfigNames() {
 		if name != "static" {
-			known[name+sdSuffix] = nil
+			keys = append(keys, name+sdSuffix)
 		}
 	}
-	return known
+	slices.Sort(keys)
+	return keys
+}
+
+// checkSD decodes one *_sd_configs list on its own, as checkAlone does: a
+// discovery's config checks itself in its UnmarshalYAML.
+func (l *loader) checkSD(e *entry) {
+	one := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{e.key, *e.slot}}
+	var h sdHolder
+	var te *yaml.TypeError
+	switch err := one.Decode(&h); {
+	case errors.As(err, &te): // the strict decode reports it
+	case err != nil:
+		l.errs = append(l.errs, fromYAML(err, l.file, e.line, e.path))
+		*e.slot = null(*e.slot)
+	case len(h.Configs) > 0:
+		sdTypes.Store(e.key.Value, reflect.SliceOf(reflect.TypeOf(h.Configs[0])))
+	}
 }

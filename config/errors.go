@@ -1,9 +1,12 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +19,8 @@ import (
 //	llm-prober.yml:14: targets[1].timeout: timeout 30s is greater than interval 15s
 //
 // Path is empty only for YAML syntax errors, which have no field yet.
+// Load and LoadFile return every error of a file, one *Error each, joined
+// with errors.Join in line order (a single error is returned as is).
 type Error struct {
 	File string
 	Line int
@@ -33,18 +38,202 @@ func (e *Error) Error() string {
 // yamlLineRE finds the "line N: " that yaml.v3 puts in its messages.
 var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
-// fromYAML turns a yaml.v3 error into an *Error; yaml.v3 knows the line of
-// syntax and type errors, otherwise line is used.
+// fromYAML turns a yaml.v3 syntax or unmarshaler error into an *Error;
+// yaml.v3 knows the line of syntax errors, otherwise line is used.
 func fromYAML(err error, file string, line int, path string) *Error {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}
 	return &Error{File: file, Line: line, Path: path, Msg: msg}
+}
+
+// joinErrors sorts errs by line (keeping their order within a line), drops
+// repeats (an error in an anchor is found at each alias) and joins them.
+func joinErrors(errs []*Error) error {
+	slices.SortStableFunc(errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+	errs = slices.CompactFunc(errs, func(a, b *Error) bool { return *a == *b })
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return errors.Join(out...)
+}
+
+// The yaml.v3 type errors that get a message of their own.
+var (
+	unknownFieldRE = regexp.MustCompile(`^field (.+) not found in type `)
+	dupKeyRE       = regexp.MustCompile(`^mapping key (".*") already defined at line (\d+)$`)
+	dupFieldRE     = regexp.MustCompile(`^field (.+) already set in type `)
+	cannotRE       = regexp.MustCompile("^cannot unmarshal (!!\\w+)(?: `(.*)`)? into ")
+)
+
+// typeErrors turns the "line N: message" list of a yaml.v3 TypeError into
+// *Errors with the field path of each line (found by walking root as
+// Config), did-you-mean hints for unknown fields, and this package's
+// wording for duplicates and for a scalar where a list or mapping belongs.
+func (l *loader) typeErrors(te *yaml.TypeError, root *yaml.Node) {
+	byLine := map[int][]*entry{}
+	for _, msg := range te.Errors {
+		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			byLine[line] = nil
+		}
+	}
+	walk(root, configType, "", 0, func(e *entry) bool {
+		if es, ok := byLine[e.line]; ok {
+			byLine[e.line] = append(es, e)
+		}
+		if v := resolve(*e.slot); v.Line != e.line {
+			if es, ok := byLine[v.Line]; ok {
+				byLine[v.Line] = append(es, e)
+			}
+		}
+		return true
+	})
+	for _, msg := range te.Errors {
+		line := 1
+		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		es := byLine[line]
+		find := func(match func(*entry) bool) *entry {
+			for _, e := range es {
+				if match(e) {
+					return e
+				}
+			}
+			return nil
+		}
+		keyed := func(name string) *entry {
+			return find(func(e *entry) bool { return e.key != nil && e.key.Line == line && e.key.Value == name })
+		}
+		var e *entry
+		if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
+			e = keyed(m[1])
+			msg = "unknown field"
+			if e != nil {
+				msg += hint(m[1], knownKeys(e.parent))
+			}
+		} else if m := dupKeyRE.FindStringSubmatch(msg); m != nil {
+			name, _ := strconv.Unquote(m[1])
+			e, msg = keyed(name), "duplicate field (first set at line "+m[2]+")"
+		} else if m := dupFieldRE.FindStringSubmatch(msg); m != nil {
+			e, msg = keyed(m[1]), "duplicate field"
+			if first, ok := l.lines[e.pathOr("")]; ok && e != nil {
+				msg += fmt.Sprintf(" (first set at line %d)", first)
+			}
+		} else if m := cannotRE.FindStringSubmatch(msg); m != nil {
+			e = find(func(e *entry) bool {
+				v := resolve(*e.slot)
+				return v.Line == line && v.ShortTag() == m[1] && strings.HasPrefix(v.Value, strings.TrimSuffix(m[2], "..."))
+			})
+			if want := shape(e); want != "" {
+				msg = "expected " + want + ", got " + describe(resolve(*e.slot))
+			}
+		} else {
+			e = find(func(e *entry) bool { return e.line == line })
+		}
+		l.errs = append(l.errs, &Error{File: l.file, Line: line, Path: e.pathOr(""), Msg: msg})
+	}
+}
+
+func (e *entry) pathOr(def string) string {
+	if e == nil {
+		return def
+	}
+	return e.path
+}
+
+// shape is what a value of e's type must be written as, if it is a list or
+// a mapping this package decodes (a third-party type may take a scalar).
+func shape(e *entry) string {
+	if e == nil || e.typ == nil || hasUnmarshaler(e.typ) {
+		return ""
+	}
+	t := e.typ
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "a mapping"
+	}
+	return ""
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	return strconv.Quote(n.Value)
+}
+
+// knownKeys are the keys a mapping decoded into t accepts.
+func knownKeys(t reflect.Type) []string {
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for k := range fields(t) {
+		keys = append(keys, k)
+	}
+	if t == targetDiscoveryType {
+		keys = append(keys, sdKeys()...)
+	}
+	return keys
+}
+
+// hint is ` (did you mean "NAME"?)` for the candidate closest to name, if
+// one is close: at most two edits (and fewer than name has letters), or a
+// name that starts with it ("modul" for "modules").
+func hint(name string, candidates []string) string {
+	best, bestDist := "", 3
+	for _, c := range candidates {
+		dist := editDistance(name, c)
+		if len(name) >= 3 && strings.HasPrefix(c, name) {
+			dist = 0
+		}
+		if dist < bestDist && dist < len(name) || (dist == bestDist && c < best) {
+			best, bestDist = c, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ` (did you mean "` + best + `"?)`
+}
+
+// editDistance is the Levenshtein distance, for "did you mean" hints.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

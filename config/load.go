@@ -1,11 +1,12 @@
 package config
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 
-	"github.com/prometheus/common/config"
 	"gopkg.in/yaml.v3"
 )
 
@@ -20,46 +21,33 @@ func LoadFile(path string) (*Config, error) {
 
 // Load decodes, defaults and validates data. filename is used in error
 // messages and relative *_file paths are resolved against its directory.
-// Unknown fields are errors; every error is an *Error.
+// Unknown fields are errors. Every error found is reported, each an *Error
+// (see Error): first all decoding errors; if there are none, all
+// validation errors.
 func Load(data []byte, filename string) (*Config, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		e := fromYAML(err, filename, 1, "")
-		return nil, e
+	l := &loader{
+		file: filename, dir: filepath.Dir(filename), cfg: &Config{}, lines: map[string]int{},
+		failed: map[*yaml.Node]bool{}, resolved: map[*yaml.Node]bool{},
 	}
-	if err := checkBudget(&root, filename); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(l); err != nil && !errors.Is(err, io.EOF) {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, fromYAML(err, filename, 1, "")
+	}
+	if err := joinErrors(l.errs); err != nil {
 		return nil, err
 	}
-	d := &decoder{file: filename, dir: filepath.Dir(filename), lines: map[string]int{}}
-	cfg := &Config{}
-	if n := resolve(&root); !isNull(n) {
-		if err := d.decode(n, reflect.ValueOf(cfg).Elem(), ""); err != nil {
-			return nil, err
-		}
-	}
-	for i, t := range cfg.Targets {
-		if t != nil {
-			t.Line = d.lines[index("targets", i)]
-		}
-	}
-	for name, m := range cfg.Modules {
-		if m != nil {
-			m.Name, m.Line = name, d.lines[join("modules", name)]
-		}
-	}
-	c := &checker{file: filename, lines: d.lines}
-	if err := c.config(cfg); err != nil {
+	cfg := l.cfg
+	l.finish(cfg)
+	c := &checker{file: filename, lines: l.lines}
+	c.config(cfg)
+	if err := joinErrors(c.errs); err != nil {
 		return nil, err
 	}
-	cfg.src = source{file: filename, lines: fileFieldLines(d.lines)}
+	cfg.src = source{file: filename, lines: fileFieldLines(l.lines)}
 	return cfg, nil
-}
-
-// preset gives targets the same HTTP client defaults as an explicit
-// http_client_config when it is omitted: no redirects and HTTP/1.1 (see
-// decodeCustom).
-func (t *Target) preset() {
-	t.HTTPClientConfig = config.DefaultHTTPClientConfig
-	t.HTTPClientConfig.FollowRedirects = false
-	t.HTTPClientConfig.EnableHTTP2 = false
 }

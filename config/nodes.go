@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -27,11 +28,20 @@ func isNull(n *yaml.Node) bool {
 	return n == nil || n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
 }
 
-type pair struct{ k, v *yaml.Node }
+// null is a null node at n's place, to stand for a value already reported.
+func null(n *yaml.Node) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
+}
 
-// pairs lists a mapping's key/value pairs with merge keys (<<) expanded.
-// Explicit keys win over merged ones, and earlier merges over later ones,
-// as in YAML 1.1. Duplicate explicit keys are kept so callers can reject them.
+// pair is a mapping entry; slot is where its value sits in its mapping.
+type pair struct {
+	k, v *yaml.Node
+	slot **yaml.Node
+}
+
+// pairs lists a mapping's key/value pairs with merge keys (<<) expanded,
+// as yaml.v3 decodes them: explicit keys win over merged ones, and earlier
+// merges over later ones. Duplicate explicit keys are kept.
 // Each merged mapping is visited once: a second visit could add no key, and
 // revisiting made a chain of repeated merges exponential (or endless, for a
 // mapping that merges itself).
@@ -39,7 +49,7 @@ func pairs(n *yaml.Node) []pair {
 	var own []pair
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i]; !isMerge(k) {
-			own = append(own, pair{k, n.Content[i+1]})
+			own = append(own, pair{k, n.Content[i+1], &n.Content[i+1]})
 		}
 	}
 	seen := make(map[string]bool, len(own))
@@ -57,7 +67,7 @@ func pairs(n *yaml.Node) []pair {
 			for i := 0; i+1 < len(s.Content); i += 2 {
 				if k := s.Content[i]; !isMerge(k) && !seen[k.Value] {
 					seen[k.Value] = true
-					own = append(own, pair{k, s.Content[i+1]})
+					own = append(own, pair{k, s.Content[i+1], &s.Content[i+1]})
 				}
 			}
 			merge(s)
@@ -93,7 +103,7 @@ func mergeSources(m *yaml.Node) []*yaml.Node {
 }
 
 // copyNode deep-copies n with aliases resolved, so that secrets expanded in
-// one target's http_client_config never leak into a shared anchor.
+// one http_client_config never leak into a shared anchor.
 func copyNode(n *yaml.Node) *yaml.Node {
 	n = resolve(n)
 	c := *n
@@ -124,79 +134,93 @@ func parent(path string) string {
 	return path[:i]
 }
 
-// fields maps the YAML keys of struct type t to field indexes, following
-// `yaml:",inline"` structs; inlineMap is the index of an inline map, if any.
-func fields(t reflect.Type) (byKey map[string][]int, inlineMap []int) {
-	byKey = map[string][]int{}
+// entry is one value of the document: a mapping value or a list item.
+type entry struct {
+	path   string
+	key    *yaml.Node   // nil for a list item
+	slot   **yaml.Node  // where the value sits in its parent
+	line   int          // of the key, or of the item
+	typ    reflect.Type // the Go type the value decodes into; nil if unknown
+	parent reflect.Type // the Go type of the parent
+}
+
+// maxWalkDepth bounds walk below the config's own fields (8 levels at
+// most): deeper values are free-form (extra_body) and need no path.
+const maxWalkDepth = 32
+
+// walk calls visit for every value below n, in document order, with aliases
+// and merge keys followed; n decodes into Go type t (nil if unknown). visit
+// returns whether to walk into the value (which it may replace).
+func walk(n *yaml.Node, t reflect.Type, path string, depth int, visit func(*entry) bool) {
+	if n = resolve(n); depth > maxWalkDepth {
+		return
+	}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var es []*entry
+	switch n.Kind {
+	case yaml.MappingNode:
+		for _, p := range pairs(n) {
+			es = append(es, &entry{path: join(path, p.k.Value), key: p.k, slot: p.slot, line: p.k.Line, typ: fieldType(t, p.k.Value), parent: t})
+		}
+	case yaml.SequenceNode:
+		var et reflect.Type
+		if t != nil && t.Kind() == reflect.Slice {
+			et = t.Elem()
+		}
+		for i := range n.Content {
+			es = append(es, &entry{path: index(path, i), slot: &n.Content[i], line: n.Content[i].Line, typ: et, parent: t})
+		}
+	}
+	for _, e := range es {
+		if visit(e) {
+			walk(*e.slot, e.typ, e.path, depth+1, visit)
+		}
+	}
+}
+
+// fieldType is the type of key in a value of type t.
+func fieldType(t reflect.Type, key string) reflect.Type {
+	switch {
+	case t == nil:
+	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
+		return t.Elem()
+	case t.Kind() == reflect.Struct:
+		if ft, ok := fields(t)[key]; ok {
+			return ft
+		}
+		if t == targetDiscoveryType {
+			return sdType(key)
+		}
+	}
+	return nil
+}
+
+var fieldsCache sync.Map // reflect.Type -> map[string]reflect.Type
+
+// fields maps the YAML keys of struct type t to field types, following
+// `yaml:",inline"` structs.
+func fields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldsCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	byKey := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		tag := f.Tag.Get("yaml")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		if strings.Contains(opts, "inline") {
-			switch f.Type.Kind() {
-			case reflect.Struct:
-				sub, subMap := fields(f.Type)
-				for k, idx := range sub {
-					byKey[k] = append([]int{i}, idx...)
-				}
-				if subMap != nil {
-					inlineMap = append([]int{i}, subMap...)
-				}
-			case reflect.Map:
-				inlineMap = []int{i}
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case !f.IsExported() || name == "-":
+		case strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Struct:
+			for k, ft := range fields(f.Type) {
+				byKey[k] = ft
 			}
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		byKey[name] = []int{i}
-	}
-	return byKey, inlineMap
-}
-
-// unknownField reports key k as unknown, suggesting the closest known key.
-func (d *decoder) unknownField(k *yaml.Node, path string, known map[string][]int) error {
-	msg := "unknown field"
-	best, bestDist := "", 3
-	for name := range known {
-		dist := editDistance(k.Value, name)
-		if len(k.Value) >= 3 && strings.HasPrefix(name, k.Value) {
-			dist = 0 // a truncated name: "modul" means "modules"
-		}
-		if dist < bestDist || (dist == bestDist && name < best) {
-			best, bestDist = name, dist
+		case name == "":
+			byKey[strings.ToLower(f.Name)] = f.Type
+		default:
+			byKey[name] = f.Type
 		}
 	}
-	if best != "" {
-		msg += ` (did you mean "` + best + `"?)`
-	}
-	return &Error{File: d.file, Line: k.Line, Path: join(path, k.Value), Msg: msg}
-}
-
-// editDistance is the Levenshtein distance, for "did you mean" hints.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	fieldsCache.Store(t, byKey)
+	return byKey
 }

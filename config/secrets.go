@@ -33,37 +33,36 @@ var secretFields = []struct {
 // envRefRE is the only accepted form of an environment reference.
 var envRefRE = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
 
-// resolveSecrets returns a copy of the http_client_config node n with every
-// ${ENV} secret replaced by its value; inline literal secrets and secret
-// manager references (*_ref, no manager is configured) are errors.
-func (d *decoder) resolveSecrets(n *yaml.Node, path string) (*yaml.Node, error) {
-	n = copyNode(n)
-	return n, d.walkSecrets(n, nil, path)
-}
-
-func (d *decoder) walkSecrets(n *yaml.Node, rel []string, path string) error {
+// secrets replaces, in the http_client_config node n (a copy), every
+// ${ENV} secret by its value; inline literal secrets and secret manager
+// references (*_ref, no manager is configured) are errors. It reports
+// whether there were none.
+func (l *loader) secrets(n *yaml.Node, rel []string, path string) bool {
+	fail := func(n *yaml.Node, path, msg string) bool {
+		l.errs = append(l.errs, &Error{File: l.file, Line: n.Line, Path: path, Msg: msg})
+		return false
+	}
+	ok := true
 	switch n.Kind {
 	case yaml.MappingNode:
 		for _, p := range pairs(n) {
 			fpath := join(path, p.k.Value)
 			if strings.HasSuffix(p.k.Value, "_ref") {
-				return &Error{File: d.file, Line: p.k.Line, Path: fpath,
-					Msg: "secret manager references are not supported; use a file or ${ENV_VAR}"}
-			}
-			if err := d.walkSecrets(p.v, append(rel, p.k.Value), fpath); err != nil {
-				return err
+				ok = fail(p.k, fpath, "secret manager references are not supported; use a file or ${ENV_VAR}")
+			} else if !l.secrets(p.v, append(rel[:len(rel):len(rel)], p.k.Value), fpath) {
+				ok = false
 			}
 		}
 	case yaml.SequenceNode:
 		for i, item := range n.Content {
-			if err := d.walkSecrets(item, append(rel, "[]"), index(path, i)); err != nil {
-				return err
+			if !l.secrets(item, append(rel[:len(rel):len(rel)], "[]"), index(path, i)) {
+				ok = false
 			}
 		}
 	case yaml.ScalarNode:
-		alt, ok := secretAlt(rel)
-		if !ok || isNull(n) || n.Value == "" {
-			return nil
+		alt, secret := secretAlt(rel)
+		if !secret || isNull(n) || n.Value == "" {
+			return true
 		}
 		m := envRefRE.FindStringSubmatch(n.Value)
 		if m == nil {
@@ -71,17 +70,15 @@ func (d *decoder) walkSecrets(n *yaml.Node, rel []string, path string) error {
 			if alt != "" {
 				hint = alt + " or " + hint
 			}
-			return &Error{File: d.file, Line: n.Line, Path: path,
-				Msg: "inline secrets are not allowed; use " + hint}
+			return fail(n, path, "inline secrets are not allowed; use "+hint)
 		}
 		val, _ := os.LookupEnv(m[1])
 		if val == "" {
-			return &Error{File: d.file, Line: n.Line, Path: path,
-				Msg: fmt.Sprintf("environment variable %s is not set", m[1])}
+			return fail(n, path, fmt.Sprintf("environment variable %s is not set", m[1]))
 		}
 		n.Value, n.Tag, n.Style = val, "!!str", 0
 	}
-	return nil
+	return ok
 }
 
 // secretAlt reports whether rel is a secret field and its file alternative.
