@@ -72,10 +72,15 @@ const (
 	checkTimeout = 4 * time.Minute
 )
 
+// The prober has a location, as in a multi-region setup: every probe series
+// carries it and the server series do not, so every dashboard query and
+// recording rule that joins the two is checked with the label present (the
+// promtool tests cover probers without one).
 const proberConfig = `global:
   interval: 4s
   timeout: 4s
   max_concurrent_probes: 8
+  location: e2e-local
 tracing:
   otlp_endpoint: "{{OTLP}}/v1/traces"
 modules:
