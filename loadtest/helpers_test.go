@@ -65,3 +65,17 @@ func runWorkload(t *testing.T, tg *config.Target, client *http.Client, w Workloa
 	}
 	return run
 }
+
+// runWatched runs opts while w watches the server, then returns the
+// server's report attached to the run's (no SLO).
+func runWatched(t *testing.T, w *Watcher, opts Options) (ServerReport, *Report) {
+	t.Helper()
+	run, err := Execute(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := w.Stop(t.Context())
+	rep := Summarize(run, SLO{}, nil)
+	srv.Attach(rep)
+	return srv, rep
+}

@@ -23,13 +23,7 @@ func TestServerSignalsAndVerdict(t *testing.T) {
 	// so a full cache must preempt.
 	opts := baseOptions(tg, client, 30, 16)
 	opts.Rate, opts.NumPrompts = math.Inf(1), 24
-	run, err := Execute(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := w.Stop(t.Context())
-	rep := Summarize(run, SLO{}, nil)
-	srv.Attach(rep)
+	srv, rep := runWatched(t, w, opts)
 	if !srv.Available || srv.Backend != "vllm" || srv.Scrapes < 2 {
 		t.Fatalf("server report %+v", srv)
 	}
@@ -67,13 +61,7 @@ func TestVerdictBatchAndOptimal(t *testing.T) {
 		// a loaded machine delays some first tokens.
 		opts := baseOptions(tg, client, 8, 32)
 		opts.Concurrency, opts.NumPrompts = 4, 24
-		run, err := Execute(t.Context(), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := w.Stop(t.Context())
-		rep := Summarize(run, SLO{}, nil)
-		srv.Attach(rep)
+		srv, rep := runWatched(t, w, opts)
 		if v := Judge(rep, &srv); v.Bottleneck != c.want {
 			t.Errorf("max running %d: verdict %s, want %s (%v)", c.maxRunning, v.Bottleneck, c.want, v.Evidence)
 		}
