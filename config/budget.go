@@ -16,11 +16,15 @@ import (
 // server_metrics is about 45 nodes (10,000 such targets measured 440,000),
 // and an alias bomb just under maxNodes loads in 0.2 s and 250 MiB.
 // maxText is sixteen 1M-token prompts. maxDepth is the depth yaml.v3 allows
-// a written document: aliases cannot nest deeper than that.
+// a written document: aliases cannot nest deeper than that. yaml.v3 checks
+// a mapping for duplicate keys by comparing every pair of keys: maxKeyPairs
+// bounds those comparisons (about 150 ms), which allows one mapping of
+// 10,000 keys; 10,000 targets of 10 keys each make 450,000.
 const (
-	maxNodes = 1_000_000
-	maxText  = 64 << 20 // bytes of scalar text
-	maxDepth = 10_000
+	maxNodes    = 1_000_000
+	maxText     = 64 << 20 // bytes of scalar text
+	maxDepth    = 10_000
+	maxKeyPairs = 50_000_000
 )
 
 // maxPathSegments cuts the field path in budget errors: past the config's
@@ -29,7 +33,7 @@ const maxPathSegments = 12
 
 // expanded is the size of a node with its aliases expanded.
 type expanded struct {
-	nodes, text, height int
+	nodes, text, height, keyPairs int
 }
 
 // budget measures a document as if its aliases were expanded, in time
@@ -63,6 +67,10 @@ func (b *budget) measure(n *yaml.Node, depth int) (expanded, error) {
 		b.seen[n] = nil
 	}
 	size := expanded{nodes: 1, text: len(n.Value), height: 1}
+	if n.Kind == yaml.MappingNode {
+		k := len(n.Content) / 2
+		size.keyPairs = min(k*(k-1)/2, maxKeyPairs+1)
+	}
 	for i, c := range n.Content {
 		pushed := b.push(n, i)
 		cs, err := b.measure(c, depth+1)
@@ -75,6 +83,7 @@ func (b *budget) measure(n *yaml.Node, depth int) (expanded, error) {
 		size.nodes = min(size.nodes+cs.nodes, maxNodes+1)
 		size.text = min(size.text+cs.text, maxText+1)
 		size.height = max(size.height, cs.height+1)
+		size.keyPairs = min(size.keyPairs+cs.keyPairs, maxKeyPairs+1)
 	}
 	if err := b.check(size, n); err != nil {
 		return size, err
@@ -105,6 +114,9 @@ func (b *budget) check(size expanded, n *yaml.Node) error {
 	}
 	if size.text > maxText {
 		return b.errf(n, "more than %d MiB of text once aliases and merge keys are expanded", maxText>>20)
+	}
+	if size.keyPairs > maxKeyPairs {
+		return b.errf(n, "more than %d pairs of mapping keys once aliases and merge keys are expanded (yaml.v3 compares each pair for duplicates)", maxKeyPairs)
 	}
 	return nil
 }

@@ -125,7 +125,8 @@ func (l *loader) checkAlone(e *entry) {
 }
 
 // checkHTTPClient resolves the secrets of an http_client_config in a copy
-// of its own, then checks it as checkAlone does.
+// of its own (a secret's errors do not stop the others from being found),
+// then checks it as checkAlone does.
 func (l *loader) checkHTTPClient(e *entry) {
 	if l.resolved[resolve(*e.slot)] { // reached again through an alias
 		return
@@ -133,10 +134,7 @@ func (l *loader) checkHTTPClient(e *entry) {
 	c := copyNode(*e.slot)
 	l.resolved[c] = true
 	*e.slot = c
-	if !l.secrets(c, nil, e.path) {
-		*e.slot = null(c)
-		return
-	}
+	l.secrets(c, nil, e.path)
 	l.checkAlone(e)
 }
 

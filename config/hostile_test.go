@@ -22,6 +22,7 @@ var hostileConfigs = map[string]string{
 	"long_string_aliases": `8: modules.c.extra_body.stop: more than 64 MiB of text once aliases and merge keys are expanded`,
 	"alias_cycle":         `13: targets[0].http_client_config.tls_config: alias *hc is inside the node it refers to (a cycle)`,
 	"merge_cycle":         `7: targets[0].<<: alias *t is inside the node it refers to (a cycle)`,
+	"wide_mappings":       `8: modules.m.extra_body.x: more than 50000000 pairs of mapping keys once aliases and merge keys are expanded (yaml.v3 compares each pair for duplicates)`,
 }
 
 // Whatever the file, Load answers quickly and in bounded memory. The bounds
