@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -103,7 +104,7 @@ func FreeAddr() (string, error) {
 
 // ErrExited is wrapped by WaitHTTP's error when the process exited before
 // it answered.
-var ErrExited = fmt.Errorf("exited early")
+var ErrExited = errors.New("exited early")
 
 // WaitHTTP polls u until it answers 200 OK or timeout passes. p (nil when
 // there is no process to watch) is the process serving u: if it exits
