@@ -86,13 +86,13 @@ func (l *loader) record(e *entry) bool {
 
 // check prepares the values yaml.v3 cannot report on well (see loader).
 func (l *loader) check(e *entry) bool {
-	t := base(e.typ)
+	t, sd := base(e.typ), e.parent == targetDiscoveryType && e.key != nil
 	switch {
 	case isNull(resolve(*e.slot)):
-	case e.parent == targetDiscoveryType && e.key.Value == "static_configs":
+	case sd && e.key.Value == "static_configs":
 		l.errs = append(l.errs, &Error{File: l.file, Line: e.line, Path: e.path, Msg: "unknown field (static targets go under targets)"})
 		*e.slot = null(*e.slot)
-	case e.parent == targetDiscoveryType && strings.HasSuffix(e.key.Value, sdSuffix):
+	case sd && strings.HasSuffix(e.key.Value, sdSuffix):
 		l.checkSD(e)
 	case t == nil:
 	case t == httpClientType:

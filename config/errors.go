@@ -71,14 +71,12 @@ func joinErrors(errs []*Error) error {
 var (
 	unknownFieldRE = regexp.MustCompile(`^field (.+) not found in type `)
 	dupKeyRE       = regexp.MustCompile(`^mapping key (".*") already defined at line (\d+)$`)
-	dupFieldRE     = regexp.MustCompile(`^field (.+) already set in type `)
-	cannotRE       = regexp.MustCompile("^cannot unmarshal (!!\\w+)(?: `(.*)`)? into ")
+	cannotRE       = regexp.MustCompile("^cannot unmarshal (!!\\w+)(?: `(.*)`)? into (.*)$")
 )
 
 // typeErrors turns the "line N: message" list of a yaml.v3 TypeError into
-// *Errors with the field path of each line (found by walking root as
-// Config), did-you-mean hints for unknown fields, and this package's
-// wording for duplicates and for a scalar where a list or mapping belongs.
+// *Errors: the field path is that of the key (or value) on line N that the
+// message names, found by walking root as a Config.
 func (l *loader) typeErrors(te *yaml.TypeError, root *yaml.Node) {
 	byLine := map[int][]*entry{}
 	for _, msg := range te.Errors {
@@ -88,80 +86,74 @@ func (l *loader) typeErrors(te *yaml.TypeError, root *yaml.Node) {
 		}
 	}
 	walk(root, configType, "", 0, func(e *entry) bool {
-		if es, ok := byLine[e.line]; ok {
-			byLine[e.line] = append(es, e)
-		}
-		if v := resolve(*e.slot); v.Line != e.line {
-			if es, ok := byLine[v.Line]; ok {
-				byLine[v.Line] = append(es, e)
+		for _, line := range []int{e.line, resolve(*e.slot).Line} {
+			if es, ok := byLine[line]; ok && (len(es) == 0 || es[len(es)-1] != e) {
+				byLine[line] = append(es, e)
 			}
 		}
 		return true
 	})
 	for _, msg := range te.Errors {
-		line := 1
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		}
-		es := byLine[line]
-		find := func(match func(*entry) bool) *entry {
-			for _, e := range es {
-				if match(e) {
-					return e
+		e := fromYAML(errors.New(msg), l.file, 1, "")
+		var at *entry
+		find := func(match func(e *entry, v *yaml.Node) bool) {
+			for _, c := range byLine[e.Line] {
+				if at == nil && match(c, resolve(*c.slot)) {
+					at = c
 				}
 			}
-			return nil
 		}
-		keyed := func(name string) *entry {
-			return find(func(e *entry) bool { return e.key != nil && e.key.Line == line && e.key.Value == name })
+		keyed := func(name string) func(*entry, *yaml.Node) bool {
+			return func(c *entry, _ *yaml.Node) bool { return c.key != nil && c.key.Line == e.Line && c.key.Value == name }
 		}
-		var e *entry
-		if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
-			e = keyed(m[1])
-			msg = "unknown field"
-			if e != nil {
-				msg += hint(m[1], knownKeys(e.parent))
+		if m := unknownFieldRE.FindStringSubmatch(e.Msg); m != nil {
+			if find(keyed(m[1])); at != nil {
+				e.Msg = "unknown field" + hint(m[1], knownKeys(at.parent))
 			}
-		} else if m := dupKeyRE.FindStringSubmatch(msg); m != nil {
+		} else if m := dupKeyRE.FindStringSubmatch(e.Msg); m != nil {
 			name, _ := strconv.Unquote(m[1])
-			e, msg = keyed(name), "duplicate field (first set at line "+m[2]+")"
-		} else if m := dupFieldRE.FindStringSubmatch(msg); m != nil {
-			e, msg = keyed(m[1]), "duplicate field"
-			if first, ok := l.lines[e.pathOr("")]; ok && e != nil {
-				msg += fmt.Sprintf(" (first set at line %d)", first)
+			find(keyed(name))
+			e.Msg = "duplicate field (first set at line " + m[2] + ")"
+		} else if m := cannotRE.FindStringSubmatch(e.Msg); m != nil {
+			// The value on the line with that tag and text; if several
+			// (flow style), the one of the type named, else the deepest.
+			best := 0
+			for _, c := range byLine[e.Line] {
+				v := resolve(*c.slot)
+				if v.Line != e.Line || v.ShortTag() != m[1] || !strings.HasPrefix(v.Value, strings.TrimSuffix(m[2], "...")) {
+					continue
+				}
+				score := strings.Count(c.path, ".") + strings.Count(c.path, "[")
+				if c.typ != nil && base(c.typ).String() == m[3] {
+					score += 1000
+				}
+				if at == nil || score > best {
+					at, best = c, score
+				}
 			}
-		} else if m := cannotRE.FindStringSubmatch(msg); m != nil {
-			e = find(func(e *entry) bool {
-				v := resolve(*e.slot)
-				return v.Line == line && v.ShortTag() == m[1] && strings.HasPrefix(v.Value, strings.TrimSuffix(m[2], "..."))
-			})
-			if want := shape(e); want != "" {
-				msg = "expected " + want + ", got " + describe(resolve(*e.slot))
+			if want := shape(at); want != "" && want != describe(resolve(*at.slot)) {
+				e.Msg = "expected " + want + ", got " + describe(resolve(*at.slot))
 			}
 		} else {
-			e = find(func(e *entry) bool { return e.line == line })
+			find(func(c *entry, _ *yaml.Node) bool { return c.line == e.Line })
 		}
-		l.errs = append(l.errs, &Error{File: l.file, Line: line, Path: e.pathOr(""), Msg: msg})
+		if at != nil {
+			e.Path = at.path
+		}
+		l.errs = append(l.errs, e)
 	}
-}
-
-func (e *entry) pathOr(def string) string {
-	if e == nil {
-		return def
-	}
-	return e.path
 }
 
 // shape is what a value of e's type must be written as, if it is a list or
-// a mapping this package decodes (a third-party type may take a scalar).
+// a mapping that yaml.v3 or this package decodes (a type with an
+// UnmarshalYAML of its own may take a scalar).
 func shape(e *entry) string {
-	if e == nil || e.typ == nil || hasUnmarshaler(e.typ) {
+	if e == nil || e.typ == nil {
 		return ""
 	}
-	t := e.typ
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	t := base(e.typ)
+	if hasUnmarshaler(t) && t != targetType && t != targetDiscoveryType {
+		return ""
 	}
 	switch t.Kind() {
 	case reflect.Slice:

@@ -32,6 +32,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(minimal + "    <<: {interval: 5s, timeout: 1s}\n  - {<<: [{name: u, model: y}, {url: 'http://z'}], modules: [m]}\n"))
 	f.Add([]byte("b: &b {x: &c [1, 2]}\nc: {<<: [*b, *b], y: *c}\n"))
 	f.Add([]byte(discoveryYAML))
+	f.Add([]byte("target_discovery: [[x], {name: [1], file_sd_configs: x}]\ntargets: [{http_client_config: [1]}, [2]]\n"))
 	f.Add([]byte("modules: {m: {messages: [{role: user, content: hi}]}}\ntarget_discovery: [{name: a, file_sd_configs: [{files: [x.json]}, null], http_sd_configs: &h [{url: 'http://x'}], kubernetes_sd_configs: [{role: pod}], relabel_configs: [{action: keep}], template: {modules: [m]}}, {<<: {name: b}, file_sd_configs: *h}]\n"))
 	secrets := []string{"fuzz-token-value", "fuzz-header-value"}
 	for _, name := range []string{"testdata/secrets/sglang-password", "testdata/secrets/metrics-token"} {

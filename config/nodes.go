@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -197,14 +196,9 @@ func fieldType(t reflect.Type, key string) reflect.Type {
 	return nil
 }
 
-var fieldsCache sync.Map // reflect.Type -> map[string]reflect.Type
-
 // fields maps the YAML keys of struct type t to field types, following
 // `yaml:",inline"` structs.
 func fields(t reflect.Type) map[string]reflect.Type {
-	if m, ok := fieldsCache.Load(t); ok {
-		return m.(map[string]reflect.Type)
-	}
 	byKey := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -221,6 +215,5 @@ func fields(t reflect.Type) map[string]reflect.Type {
 			byKey[name] = f.Type
 		}
 	}
-	fieldsCache.Store(t, byKey)
 	return byKey
 }
