@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 
@@ -30,8 +31,11 @@ type loader struct {
 	cfg       *Config
 	lines     map[string]int // field path -> line of its key, for values written
 	errs      []*Error
-	failed    map[*yaml.Node]bool // values decoded on their own: whether they failed
 	resolved  map[*yaml.Node]bool // http_client_config copies with secrets resolved
+}
+
+func (l *loader) errorf(line int, path, format string, args ...any) {
+	l.errs = append(l.errs, &Error{File: l.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
 var (
@@ -90,7 +94,7 @@ func (l *loader) check(e *entry) bool {
 	switch {
 	case isNull(resolve(*e.slot)):
 	case sd && e.key.Value == "static_configs":
-		l.errs = append(l.errs, &Error{File: l.file, Line: e.line, Path: e.path, Msg: "unknown field (static targets go under targets)"})
+		l.errorf(e.line, e.path, "unknown field (static targets go under targets)")
 		*e.slot = null(*e.slot)
 	case sd && strings.HasSuffix(e.key.Value, sdSuffix):
 		l.checkSD(e)
@@ -109,17 +113,9 @@ func (l *loader) check(e *entry) bool {
 // (type errors aside: the strict decode reports those), reports the error
 // and puts a null in its place.
 func (l *loader) checkAlone(e *entry) {
-	v := resolve(*e.slot)
-	failed, seen := l.failed[v]
-	if !seen {
-		err := v.Decode(reflect.New(base(e.typ)).Interface())
-		var te *yaml.TypeError
-		if failed = err != nil && !errors.As(err, &te); failed {
-			l.errs = append(l.errs, fromYAML(err, l.file, e.line, e.path))
-		}
-		l.failed[v] = failed
-	}
-	if failed {
+	err := (*e.slot).Decode(reflect.New(base(e.typ)).Interface())
+	if te := (*yaml.TypeError)(nil); err != nil && !errors.As(err, &te) {
+		l.errs = append(l.errs, fromYAML(err, l.file, e.line, e.path))
 		*e.slot = null(*e.slot)
 	}
 }
@@ -134,7 +130,7 @@ func (l *loader) checkHTTPClient(e *entry) {
 	c := copyNode(*e.slot)
 	l.resolved[c] = true
 	*e.slot = c
-	l.secrets(c, nil, e.path)
+	l.secrets(c, e.path)
 	l.checkAlone(e)
 }
 
@@ -162,26 +158,27 @@ func (l *loader) finish(cfg *Config) {
 	}
 }
 
-func (l *loader) finishTarget(t *Target, path string) {
-	l.finishHTTPClient(&t.HTTPClientConfig, path+".http_client_config")
-	if hc := t.ServerMetrics.HTTPClientConfig; hc != nil {
-		l.finishHTTPClient(hc, path+".server_metrics.http_client_config")
-	}
-}
-
-// finishHTTPClient resolves *_file paths against the config's directory.
+// finishTarget resolves *_file paths against the config's directory.
 // prometheus/common follows redirects by default; a probe must not (a
 // redirected POST comes back as a GET, or from elsewhere). And HTTP/1.1
 // unless asked: one stream per connection, as vLLM and llama.cpp serve it,
 // so chunk arrivals carry kernel receive times (an HTTP/2 connection
 // multiplexes other streams).
-func (l *loader) finishHTTPClient(hc *config.HTTPClientConfig, path string) {
-	hc.SetDirectory(l.dir)
-	if _, set := l.lines[path+".follow_redirects"]; !set {
-		hc.FollowRedirects = false
-	}
-	if _, set := l.lines[path+".enable_http2"]; !set {
-		hc.EnableHTTP2 = false
+func (l *loader) finishTarget(t *Target, path string) {
+	for _, hc := range []struct {
+		*config.HTTPClientConfig
+		path string
+	}{{&t.HTTPClientConfig, path + ".http_client_config"}, {t.ServerMetrics.HTTPClientConfig, path + ".server_metrics.http_client_config"}} {
+		if hc.HTTPClientConfig == nil {
+			continue
+		}
+		hc.SetDirectory(l.dir)
+		if _, set := l.lines[hc.path+".follow_redirects"]; !set {
+			hc.FollowRedirects = false
+		}
+		if _, set := l.lines[hc.path+".enable_http2"]; !set {
+			hc.EnableHTTP2 = false
+		}
 	}
 }
 

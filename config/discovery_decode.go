@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"reflect"
-	"slices"
 	"sync"
 
 	"github.com/prometheus/prometheus/discovery"
@@ -49,7 +48,6 @@ func sdKeys() []string {
 			keys = append(keys, name+sdSuffix)
 		}
 	}
-	slices.Sort(keys)
 	return keys
 }
 

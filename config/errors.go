@@ -54,17 +54,14 @@ func fromYAML(err error, file string, line int, path string) *Error {
 func joinErrors(errs []*Error) error {
 	slices.SortStableFunc(errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
 	errs = slices.CompactFunc(errs, func(a, b *Error) bool { return *a == *b })
-	switch len(errs) {
-	case 0:
-		return nil
-	case 1:
+	if len(errs) == 1 {
 		return errs[0]
 	}
 	out := make([]error, len(errs))
 	for i, e := range errs {
 		out[i] = e
 	}
-	return errors.Join(out...)
+	return errors.Join(out...) // nil if none
 }
 
 // The yaml.v3 type errors that get a message of their own.
@@ -155,23 +152,14 @@ func shape(e *entry) string {
 	if hasUnmarshaler(t) && t != targetType && t != targetDiscoveryType {
 		return ""
 	}
-	switch t.Kind() {
-	case reflect.Slice:
-		return "a list"
-	case reflect.Struct, reflect.Map:
-		return "a mapping"
-	}
-	return ""
+	return map[reflect.Kind]string{reflect.Slice: "a list", reflect.Struct: "a mapping", reflect.Map: "a mapping"}[t.Kind()]
 }
 
 func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
+	if n.Kind == yaml.ScalarNode {
+		return strconv.Quote(n.Value)
 	}
-	return strconv.Quote(n.Value)
+	return map[yaml.Kind]string{yaml.SequenceNode: "a list", yaml.MappingNode: "a mapping"}[n.Kind]
 }
 
 // knownKeys are the keys a mapping decoded into t accepts.

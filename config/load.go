@@ -26,8 +26,8 @@ func LoadFile(path string) (*Config, error) {
 // validation errors.
 func Load(data []byte, filename string) (*Config, error) {
 	l := &loader{
-		file: filename, dir: filepath.Dir(filename), cfg: &Config{}, lines: map[string]int{},
-		failed: map[*yaml.Node]bool{}, resolved: map[*yaml.Node]bool{},
+		file: filename, dir: filepath.Dir(filename), cfg: &Config{},
+		lines: map[string]int{}, resolved: map[*yaml.Node]bool{},
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

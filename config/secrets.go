@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -11,96 +10,64 @@ import (
 
 // Secrets may come only from files or the environment, so that a config
 // file can be committed, shared and shown (/config, logs) without leaking
-// credentials. secretFields lists the inline secret fields of
-// HTTPClientConfig ("*" matches any key, "[]" any list index) and the file
-// field to use instead.
-var secretFields = []struct {
-	pattern []string
-	alt     string // %s is replaced by the key matched by "*"
-}{
-	{[]string{"basic_auth", "password"}, "basic_auth.password_file"},
-	{[]string{"authorization", "credentials"}, "authorization.credentials_file"},
-	{[]string{"bearer_token"}, "authorization.credentials_file"},
-	{[]string{"oauth2", "client_secret"}, "oauth2.client_secret_file"},
-	{[]string{"oauth2", "client_certificate_key"}, "oauth2.client_certificate_key_file"},
-	{[]string{"tls_config", "key"}, "tls_config.key_file"},
-	{[]string{"oauth2", "tls_config", "key"}, "oauth2.tls_config.key_file"},
-	{[]string{"http_headers", "*", "secrets", "[]"}, "http_headers.%s.files"},
-	{[]string{"proxy_connect_header", "*", "[]"}, ""},
-	{[]string{"oauth2", "proxy_connect_header", "*", "[]"}, ""},
+// credentials. secretFields matches the secret fields of HTTPClientConfig
+// (paths below it) and gives the file field to use instead, if any.
+var secretFields = map[*regexp.Regexp]string{}
+
+func init() {
+	for field, alt := range map[string]string{
+		`basic_auth\.password`:                       "basic_auth.password_file",
+		`authorization\.credentials|bearer_token`:    "authorization.credentials_file",
+		`oauth2\.client_secret`:                      "oauth2.client_secret_file",
+		`oauth2\.client_certificate_key`:             "oauth2.client_certificate_key_file",
+		`(oauth2\.)?tls_config\.key`:                 "${1}tls_config.key_file",
+		`http_headers\.(.+)\.secrets\[\d+\]`:         "http_headers.${1}.files",
+		`(oauth2\.)?proxy_connect_header\..+\[\d+\]`: "",
+	} {
+		secretFields[regexp.MustCompile(`^(?:`+field+`)$`)] = alt
+	}
 }
 
 // envRefRE is the only accepted form of an environment reference.
 var envRefRE = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
 
-// secrets replaces, in the http_client_config node n (a copy), every
+// secrets replaces, in the http_client_config node hc (a copy), every
 // ${ENV} secret by its value; inline literal secrets and secret manager
-// references (*_ref, no manager is configured) are errors. It reports
-// whether there were none.
-func (l *loader) secrets(n *yaml.Node, rel []string, path string) bool {
-	fail := func(n *yaml.Node, path, msg string) bool {
-		l.errs = append(l.errs, &Error{File: l.file, Line: n.Line, Path: path, Msg: msg})
-		return false
-	}
-	ok := true
-	switch n.Kind {
-	case yaml.MappingNode:
-		for _, p := range pairs(n) {
-			fpath := join(path, p.k.Value)
-			if strings.HasSuffix(p.k.Value, "_ref") {
-				ok = fail(p.k, fpath, "secret manager references are not supported; use a file or ${ENV_VAR}")
-			} else if !l.secrets(p.v, append(rel[:len(rel):len(rel)], p.k.Value), fpath) {
-				ok = false
-			}
+// references (*_ref, no manager is configured) are errors.
+func (l *loader) secrets(hc *yaml.Node, path string) {
+	walk(hc, nil, "", 0, func(e *entry) bool {
+		v, fpath := resolve(*e.slot), join(path, e.path)
+		if e.key != nil && strings.HasSuffix(e.key.Value, "_ref") {
+			l.errorf(e.line, fpath, "secret manager references are not supported; use a file or ${ENV_VAR}")
+			return false
 		}
-	case yaml.SequenceNode:
-		for i, item := range n.Content {
-			if !l.secrets(item, append(rel[:len(rel):len(rel)], "[]"), index(path, i)) {
-				ok = false
-			}
-		}
-	case yaml.ScalarNode:
-		alt, secret := secretAlt(rel)
-		if !secret || isNull(n) || n.Value == "" {
+		alt, secret := secretAlt(e.path)
+		if !secret || v.Kind != yaml.ScalarNode || isNull(v) || v.Value == "" {
 			return true
 		}
-		m := envRefRE.FindStringSubmatch(n.Value)
+		m := envRefRE.FindStringSubmatch(v.Value)
 		if m == nil {
 			hint := "${ENV_VAR}"
 			if alt != "" {
 				hint = alt + " or " + hint
 			}
-			return fail(n, path, "inline secrets are not allowed; use "+hint)
+			l.errorf(v.Line, fpath, "inline secrets are not allowed; use %s", hint)
+		} else if val := os.Getenv(m[1]); val == "" {
+			l.errorf(v.Line, fpath, "environment variable %s is not set", m[1])
+		} else {
+			v.Value, v.Tag, v.Style = val, "!!str", 0
 		}
-		val, _ := os.LookupEnv(m[1])
-		if val == "" {
-			return fail(n, path, fmt.Sprintf("environment variable %s is not set", m[1]))
-		}
-		n.Value, n.Tag, n.Style = val, "!!str", 0
-	}
-	return ok
+		return false
+	})
 }
 
-// secretAlt reports whether rel is a secret field and its file alternative.
-func secretAlt(rel []string) (string, bool) {
-next:
-	for _, f := range secretFields {
-		if len(f.pattern) != len(rel) {
-			continue
+// secretAlt reports whether path (below an http_client_config) is a secret
+// field, and the file field to use instead.
+func secretAlt(path string) (string, bool) {
+	for re, alt := range secretFields {
+		if re.MatchString(path) {
+			return re.ReplaceAllString(path, alt), true
 		}
-		star := ""
-		for i, p := range f.pattern {
-			switch {
-			case p == "*":
-				star = rel[i]
-			case p != rel[i]:
-				continue next
-			}
-		}
-		if strings.Contains(f.alt, "%s") {
-			return fmt.Sprintf(f.alt, star), true
-		}
-		return f.alt, true
 	}
 	return "", false
 }
