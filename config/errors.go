@@ -93,15 +93,15 @@ func (l *loader) typeErrors(te *yaml.TypeError, root *yaml.Node) {
 	for _, msg := range te.Errors {
 		e := fromYAML(errors.New(msg), l.file, 1, "")
 		var at *entry
-		find := func(match func(e *entry, v *yaml.Node) bool) {
+		find := func(match func(*entry) bool) {
 			for _, c := range byLine[e.Line] {
-				if at == nil && match(c, resolve(*c.slot)) {
+				if at == nil && match(c) {
 					at = c
 				}
 			}
 		}
-		keyed := func(name string) func(*entry, *yaml.Node) bool {
-			return func(c *entry, _ *yaml.Node) bool { return c.key != nil && c.key.Line == e.Line && c.key.Value == name }
+		keyed := func(name string) func(*entry) bool {
+			return func(c *entry) bool { return c.key != nil && c.key.Line == e.Line && c.key.Value == name }
 		}
 		if m := unknownFieldRE.FindStringSubmatch(e.Msg); m != nil {
 			if find(keyed(m[1])); at != nil {
@@ -132,7 +132,7 @@ func (l *loader) typeErrors(te *yaml.TypeError, root *yaml.Node) {
 				e.Msg = "expected " + want + ", got " + describe(resolve(*at.slot))
 			}
 		} else {
-			find(func(c *entry, _ *yaml.Node) bool { return c.line == e.Line })
+			find(func(c *entry) bool { return c.line == e.Line })
 		}
 		if at != nil {
 			e.Path = at.path

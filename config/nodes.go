@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -50,6 +51,9 @@ func pairs(n *yaml.Node) []pair {
 		if k := n.Content[i]; !isMerge(k) {
 			own = append(own, pair{k, n.Content[i+1], &n.Content[i+1]})
 		}
+	}
+	if len(own) == len(n.Content)/2 { // no merge keys
+		return own
 	}
 	seen := make(map[string]bool, len(own))
 	for _, p := range own {
@@ -144,18 +148,16 @@ type entry struct {
 }
 
 // maxWalkDepth bounds walk below the config's own fields (8 levels at
-// most): deeper values are free-form (extra_body) and need no path.
+// most), in values of no known type (under an unknown key).
 const maxWalkDepth = 32
 
 // walk calls visit for every value below n, in document order, with aliases
 // and merge keys followed; n decodes into Go type t (nil if unknown). visit
-// returns whether to walk into the value (which it may replace).
+// returns whether to walk into the value (which it may replace). Free-form
+// values (extra_body's, of type any) are not walked into.
 func walk(n *yaml.Node, t reflect.Type, path string, depth int, visit func(*entry) bool) {
-	if n = resolve(n); depth > maxWalkDepth {
+	if n, t = resolve(n), base(t); depth > maxWalkDepth || t != nil && t.Kind() == reflect.Interface {
 		return
-	}
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
 	}
 	var es []*entry
 	switch n.Kind {
@@ -196,9 +198,14 @@ func fieldType(t reflect.Type, key string) reflect.Type {
 	return nil
 }
 
+var fieldsCache sync.Map // reflect.Type -> map[string]reflect.Type
+
 // fields maps the YAML keys of struct type t to field types, following
 // `yaml:",inline"` structs.
 func fields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldsCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
 	byKey := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -215,5 +222,6 @@ func fields(t reflect.Type) map[string]reflect.Type {
 			byKey[name] = f.Type
 		}
 	}
+	fieldsCache.Store(t, byKey)
 	return byKey
 }
