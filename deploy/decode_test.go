@@ -25,7 +25,9 @@ type objects struct {
 	serviceAccounts []*corev1.ServiceAccount
 	namespaces      []*corev1.Namespace
 	clusterRoles    []*rbacv1.ClusterRole
-	bindings        []*rbacv1.ClusterRoleBinding
+	clusterBindings []*rbacv1.ClusterRoleBinding
+	roles           []*rbacv1.Role
+	roleBindings    []*rbacv1.RoleBinding
 	netpols         []*networkingv1.NetworkPolicy
 	pdbs            []*policyv1.PodDisruptionBudget
 	serviceMonitors []*monitoringv1.ServiceMonitor
@@ -77,7 +79,11 @@ func (o *objects) add(gvk string, b []byte) error {
 	case "rbac.authorization.k8s.io/v1 ClusterRole":
 		err = appendStrict(&o.clusterRoles, b)
 	case "rbac.authorization.k8s.io/v1 ClusterRoleBinding":
-		err = appendStrict(&o.bindings, b)
+		err = appendStrict(&o.clusterBindings, b)
+	case "rbac.authorization.k8s.io/v1 Role":
+		err = appendStrict(&o.roles, b)
+	case "rbac.authorization.k8s.io/v1 RoleBinding":
+		err = appendStrict(&o.roleBindings, b)
 	case "networking.k8s.io/v1 NetworkPolicy":
 		err = appendStrict(&o.netpols, b)
 	case "policy/v1 PodDisruptionBudget":

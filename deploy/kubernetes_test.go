@@ -10,7 +10,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -36,7 +35,7 @@ func TestManifestsFitTogether(t *testing.T) {
 			c := container(t, sts)
 			checkShards(t, sts, c)
 			checkSecurity(t, &pod.Spec, c)
-			checkConfig(t, o, &pod.Spec, c)
+			cfg := checkConfig(t, o, &pod.Spec, c)
 
 			if len(o.services) != 1 || o.services[0].Name != sts.Spec.ServiceName {
 				t.Fatalf("want the StatefulSet's governing Service %q, got %d services", sts.Spec.ServiceName, len(o.services))
@@ -52,7 +51,8 @@ func TestManifestsFitTogether(t *testing.T) {
 			}
 			checkServiceMonitor(t, o, svc)
 			checkPolicies(t, o, pod.Labels, c)
-			checkRBAC(t, o, &pod.Spec)
+			checkEgress(t, o, cfg)
+			checkRBAC(t, o, &pod.Spec, nsOr(sts.Namespace), cfg)
 			if len(o.rules) != 1 {
 				t.Errorf("want one PrometheusRule, got %d", len(o.rules))
 			}
@@ -136,7 +136,7 @@ func checkSecurity(t *testing.T, spec *corev1.PodSpec, c *corev1.Container) {
 
 // The ConfigMap is mounted where --config.file points, and its config
 // passes the same checks as --config.check (config.Load, CheckFiles).
-func checkConfig(t *testing.T, o *objects, spec *corev1.PodSpec, c *corev1.Container) {
+func checkConfig(t *testing.T, o *objects, spec *corev1.PodSpec, c *corev1.Container) *config.Config {
 	file, ok := arg(c, "config.file")
 	if !ok {
 		t.Fatal("no --config.file")
@@ -172,6 +172,7 @@ func checkConfig(t *testing.T, o *objects, spec *corev1.PodSpec, c *corev1.Conta
 	if len(cfg.TargetDiscovery) == 0 {
 		t.Errorf("ConfigMap %s discovers nothing", cmName)
 	}
+	return cfg
 }
 
 func checkServiceMonitor(t *testing.T, o *objects, svc *corev1.Service) {
@@ -208,37 +209,6 @@ func checkPolicies(t *testing.T, o *objects, podLabels map[string]string, c *cor
 			if p.Port == nil || !hasPort(c, p.Port.String()) {
 				t.Errorf("NetworkPolicy admits port %v, which the container does not serve", p.Port)
 			}
-		}
-	}
-}
-
-// The pods run as the ServiceAccount that the ClusterRoleBinding binds,
-// in the namespace they run in, to a role that may list and watch what
-// kubernetes_sd_configs reads.
-func checkRBAC(t *testing.T, o *objects, spec *corev1.PodSpec) {
-	if len(o.serviceAccounts) != 1 || o.serviceAccounts[0].Name != spec.ServiceAccountName {
-		t.Fatalf("pods run as %q; ServiceAccounts: %d", spec.ServiceAccountName, len(o.serviceAccounts))
-	}
-	sa := o.serviceAccounts[0]
-	if len(o.bindings) != 1 || len(o.clusterRoles) != 1 {
-		t.Fatalf("want one ClusterRole and one binding")
-	}
-	b, role := o.bindings[0], o.clusterRoles[0]
-	if b.RoleRef.Name != role.Name || b.RoleRef.Kind != "ClusterRole" {
-		t.Errorf("binding refers to %+v, role is %s", b.RoleRef, role.Name)
-	}
-	if !slices.ContainsFunc(b.Subjects, func(s rbacv1.Subject) bool {
-		return s.Kind == "ServiceAccount" && s.Name == sa.Name && s.Namespace == nsOr(sa.Namespace)
-	}) {
-		t.Errorf("binding subjects %+v do not name ServiceAccount %s/%s", b.Subjects, nsOr(sa.Namespace), sa.Name)
-	}
-	for _, want := range []struct{ group, resource string }{{"", "pods"}, {"", "services"}, {"discovery.k8s.io", "endpointslices"}} {
-		ok := slices.ContainsFunc(role.Rules, func(r rbacv1.PolicyRule) bool {
-			return slices.Contains(r.APIGroups, want.group) && slices.Contains(r.Resources, want.resource) &&
-				slices.Contains(r.Verbs, "list") && slices.Contains(r.Verbs, "watch")
-		})
-		if !ok {
-			t.Errorf("ClusterRole cannot list and watch %s %s", want.group, want.resource)
 		}
 	}
 }
