@@ -25,9 +25,11 @@ func pod(name, ip, model string, ready bool) *corev1.Pod {
 	}
 }
 
-// The kustomize example's discovery (deploy/kubernetes/example) in
-// miniature: vLLM pods by label, ready and on the http port only, model
-// from a pod label.
+// Pod discovery with the model from a pod label (label values cannot
+// hold a "/", so this suits short served names): vLLM pods by label,
+// ready and on the http port only; pods becoming ready or deleted. The
+// shipped example itself (model from an annotation, else template.model;
+// sharded) runs in kubernetes_example_test.go.
 const kubePodSD = `
 target_discovery:
   - name: vllm-pods
