@@ -16,8 +16,10 @@ type arrivals struct {
 	at          time.Duration
 }
 
+// newArrivals starts a schedule; burstiness 0 (unset) means 1, and
+// Options.check rejects a negative one before it gets here.
 func newArrivals(rate, burstiness float64, seed int64) *arrivals {
-	if burstiness <= 0 {
+	if burstiness == 0 {
 		burstiness = 1
 	}
 	return &arrivals{rate: rate, shape: burstiness, rng: rand.New(rand.NewPCG(uint64(seed), 0x617272697661))}

@@ -20,15 +20,20 @@ type Plan struct {
 	GPUs         int
 }
 
-// NewPlan computes the plan: required rate = daily / 86,400 × peak-to-
+// NewPlan computes the plan from either the daily volume or the peak
+// rate (both is an error): required rate = daily / 86,400 × peak-to-
 // average (or the given peak), replicas = ceil(ceil(required / knee) ×
 // headroom), GPUs = replicas × GPUs per replica.
 func NewPlan(knee, daily, peakRPS, peakToAverage, headroom float64, gpusPerReplica int) (*Plan, error) {
 	switch {
 	case knee <= 0:
 		return nil, fmt.Errorf("capacity plan: the knee rate must be positive, got %g", knee)
+	case daily < 0 || peakRPS < 0:
+		return nil, fmt.Errorf("capacity plan: --daily-requests and --peak-rps cannot be negative")
 	case daily <= 0 && peakRPS <= 0:
 		return nil, fmt.Errorf("capacity plan: give --daily-requests or --peak-rps")
+	case daily > 0 && peakRPS > 0:
+		return nil, fmt.Errorf("capacity plan: give --daily-requests or --peak-rps, not both (--peak-rps would silently override the daily volume)")
 	case headroom < 1:
 		return nil, fmt.Errorf("capacity plan: --headroom %g is below 1", headroom)
 	case gpusPerReplica < 1:

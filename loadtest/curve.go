@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// WriteSVG draws the sweep as a self-contained SVG: p99 TTFT and p99 TPOT
-// against output token throughput, one dot per run (green if its goodput
+// WriteSVG draws the sweep as a self-contained SVG: TTFT and TPOT at the
+// Tail percentile (p99 unless not asked for) against output token throughput, one dot per run (green if its goodput
 // met the target), the Pareto frontier as a line and the knee marked.
 func (s *Sweep) WriteSVG(w io.Writer, title string) error {
 	const W, H, panelH, left, right, top = 760, 620, 240, 70, 20, 50
@@ -34,9 +34,11 @@ func (s *Sweep) WriteSVG(w io.Writer, title string) error {
 	for _, p := range s.Frontier() {
 		frontier[p] = true
 	}
+	tail := s.Tail()
+	pn := "p" + PercentileName(tail)
 	panels := []panel{
-		{"p99 TTFT (ms, log scale)", func(r *Report) float64 { return r.TTFT.Value(99) }, func(s SLO) time.Duration { return s.TTFT }},
-		{"p99 TPOT (ms, log scale)", func(r *Report) float64 { return r.TPOT.Value(99) }, func(s SLO) time.Duration { return s.TPOT }},
+		{pn + " TTFT (ms, log scale)", func(r *Report) float64 { return r.TTFT.Value(tail) }, func(s SLO) time.Duration { return s.TTFT }},
+		{pn + " TPOT (ms, log scale)", func(r *Report) float64 { return r.TPOT.Value(tail) }, func(s SLO) time.Duration { return s.TPOT }},
 	}
 	for i, pn := range panels {
 		y0 := top + 20 + i*(panelH+60)

@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -48,6 +49,76 @@ func ParseCondition(s string) (Condition, error) {
 		key = a
 	}
 	return Condition{Src: src, Key: key, Op: op, Bound: v}, nil
+}
+
+// goodputKeys are the result keys that mean something only with SLOs:
+// without --goodput every successful request counts as good.
+var goodputKeys = []string{"llm_prober_goodput_percent", "request_goodput", "llm_prober_good_requests"}
+
+// FailOnKeys lists the numeric result keys a condition can name in a run
+// with percentiles ps and objectives slo (the goodput keys only when slo
+// is set), in VLLMKeys order.
+func FailOnKeys(ps []float64, slo SLO) []string {
+	if len(ps) == 0 {
+		ps = DefaultPercentiles
+	}
+	// A report with every optional key present: a rate, a cap, an SLO.
+	st := exactStats(nil, ps)
+	rep := &Report{Rate: 1, MaxConcurrency: 1, SLO: SLO{TTFT: 1}, TTFT: st, TPOT: st, ITL: st, E2EL: st}
+	var keys []string
+	for _, kv := range rep.VLLMKeys() {
+		switch kv.Value.(type) {
+		case float64, int:
+			if slo.Set() || !slices.Contains(goodputKeys, kv.Key) {
+				keys = append(keys, kv.Key)
+			}
+		}
+	}
+	return keys
+}
+
+// Resolve checks the condition's key against the keys of a run with
+// percentiles ps and objectives slo, before the run: the key becomes the
+// result key it names (p99_ttft: p99_ttft_ms). The error of an unknown
+// key lists the valid ones.
+func (c *Condition) Resolve(ps []float64, slo SLO) error {
+	keys := FailOnKeys(ps, slo)
+	if !slo.Set() && (slices.Contains(goodputKeys, c.Key) || slices.Contains(goodputKeys, c.Key+"_ms")) {
+		return fmt.Errorf("--fail-on %q: goodput needs SLOs; without --goodput (e.g. \"ttft:500 tpot:50\") every successful request counts as good", c.Src)
+	}
+	for _, k := range []string{c.Key, c.Key + "_ms"} {
+		if slices.Contains(keys, k) {
+			c.Key = k
+			return nil
+		}
+	}
+	return fmt.Errorf("--fail-on %q: no result key %q; valid keys: %s", c.Src, c.Key, describeKeys(keys, slo))
+}
+
+// describeKeys lists keys compactly: the aliases, then the keys with the
+// latency ones grouped as {mean,median,std,p50,…}_{ttft,tpot,itl,e2el}[_ms].
+func describeKeys(keys []string, slo SLO) string {
+	var aliases, plain, stats []string
+	for a, k := range failOnAliases {
+		if slices.Contains(keys, k) {
+			aliases = append(aliases, a)
+		}
+	}
+	slices.Sort(aliases)
+	aliases = append(aliases, "any-failure")
+	for _, k := range keys {
+		if s, ok := strings.CutSuffix(k, "_ttft_ms"); ok {
+			stats = append(stats, s)
+		} else if !strings.HasSuffix(k, "_tpot_ms") && !strings.HasSuffix(k, "_itl_ms") && !strings.HasSuffix(k, "_e2el_ms") {
+			plain = append(plain, k)
+		}
+	}
+	out := strings.Join(aliases, ", ") + " (aliases); " + strings.Join(plain, ", ") +
+		"; {" + strings.Join(stats, ",") + "}_{ttft,tpot,itl,e2el}[_ms] (the percentiles of --percentiles)"
+	if !slo.Set() {
+		out += "; with --goodput also goodput, request_goodput, llm_prober_good_requests"
+	}
+	return out
 }
 
 // Check evaluates the condition against a report; holds is true when the

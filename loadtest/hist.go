@@ -109,5 +109,8 @@ func (h *Hist) Stats(ps []float64) Stats {
 	for _, p := range ps {
 		s.Percentiles = append(s.Percentiles, Percentile{P: p, Value: h.quantile(p)})
 	}
+	for _, p := range withInternal(ps) {
+		s.internal = append(s.internal, Percentile{P: p, Value: h.quantile(p)})
+	}
 	return s
 }

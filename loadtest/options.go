@@ -25,7 +25,7 @@ type Options struct {
 
 	// Open loop: Rate requests/s (+Inf: all at once) with gamma-distributed
 	// gaps of shape Burstiness (1: Poisson), at most MaxConcurrency in
-	// flight (0: no cap).
+	// flight (0: no cap). Burstiness 0 means 1; a negative one is an error.
 	Rate           float64
 	Burstiness     float64
 	MaxConcurrency int
@@ -68,6 +68,10 @@ func (o *Options) check() error {
 		return errors.New("set a number of prompts or a duration")
 	case o.Concurrency < 0 || o.MaxConcurrency < 0:
 		return errors.New("concurrency cannot be negative")
+	case o.Burstiness < 0 || math.IsNaN(o.Burstiness) || math.IsInf(o.Burstiness, 0):
+		return errors.New("the burstiness (gamma shape of the arrival gaps) must be positive: 1 is Poisson")
+	case o.Temperature != nil && (*o.Temperature < 0 || math.IsNaN(*o.Temperature) || math.IsInf(*o.Temperature, 0)):
+		return errors.New("the temperature must be a finite number ≥ 0")
 	case !o.ClosedLoop() && (o.Rate <= 0 || math.IsNaN(o.Rate)):
 		return errors.New("the request rate must be positive (inf for all at once), or set a concurrency for a closed loop")
 	case !o.ClosedLoop() && math.IsInf(o.Rate, 1) && o.Duration > 0 && o.MaxConcurrency == 0:
@@ -87,4 +91,7 @@ type Progress struct {
 	InFlight  int
 	Remaining time.Duration // the duration left, when it runs for one
 	Final     bool
+	// ClosedLoop is set in a closed-loop run: users send until the
+	// duration ends, with no schedule to fall behind.
+	ClosedLoop bool
 }

@@ -26,18 +26,25 @@ func (p *ProgressPrinter) Print(pr Progress) {
 	if s := pr.Elapsed.Seconds(); s > 0 {
 		rate = float64(pr.Done) / s
 	}
-	eta := "?"
+	eta := "ETA ?"
 	switch {
 	case pr.Total > 0 && rate > 0:
-		eta = (time.Duration(float64(pr.Total-pr.Done)/rate) * time.Second).Round(time.Second).String()
+		eta = "ETA " + (time.Duration(float64(pr.Total-pr.Done)/rate) * time.Second).Round(time.Second).String()
+	case pr.Total == 0 && pr.Final:
+		eta = "done"
+	case pr.Total == 0 && pr.Remaining <= 0:
+		// The duration is over: nothing more is sent, the last requests end.
+		eta = fmt.Sprintf("draining %d in flight", pr.InFlight)
+	case pr.Total == 0 && pr.ClosedLoop:
+		eta = "users stop in " + pr.Remaining.Round(time.Second).String()
 	case pr.Total == 0:
-		eta = pr.Remaining.Round(time.Second).String() + " sending"
+		eta = "ETA " + pr.Remaining.Round(time.Second).String() + " sending"
 	}
 	count := fmt.Sprint(pr.Done)
 	if pr.Total > 0 {
 		count = fmt.Sprintf("%d/%d", pr.Done, pr.Total)
 	}
-	text := fmt.Sprintf("%s%s req  %.1f req/s  %d in flight  %d failed  ETA %s", p.Label, count, rate, pr.InFlight, pr.Failed, eta)
+	text := fmt.Sprintf("%s%s req  %.1f req/s  %d in flight  %d failed  %s", p.Label, count, rate, pr.InFlight, pr.Failed, eta)
 	if p.Terminal {
 		bar := ""
 		if pr.Total > 0 {

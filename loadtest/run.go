@@ -297,7 +297,7 @@ func (r *runner) reportProgress(done chan struct{}) func() {
 	finished := make(chan struct{})
 	snap := func(final bool) Progress {
 		p := Progress{Elapsed: time.Since(r.started), Done: int(r.done.Load()), Total: r.total(),
-			Failed: int(r.failed.Load()), InFlight: int(r.inflight.Load()), Final: final}
+			Failed: int(r.failed.Load()), InFlight: int(r.inflight.Load()), Final: final, ClosedLoop: r.o.ClosedLoop()}
 		if r.o.Duration > 0 {
 			end := r.o.Duration
 			if w := r.warmupEnd.Load(); w >= 0 {

@@ -17,6 +17,23 @@ type Stats struct {
 	// Exact is false when the percentiles come from the ITL histogram
 	// (relative error below HistRelError).
 	Exact bool
+	// internal holds the percentiles the analysis needs (internalPercentiles)
+	// that were not asked for: Value finds them, reports do not print them.
+	internal []Percentile
+}
+
+// internalPercentiles are computed whatever the user asks to see: the
+// sweep's knee sentence, its Pareto frontier and the verdict read p99.
+var internalPercentiles = []float64{99}
+
+// withInternal returns the percentiles of internalPercentiles not in ps.
+func withInternal(ps []float64) (extra []float64) {
+	for _, p := range internalPercentiles {
+		if !slices.Contains(ps, p) {
+			extra = append(extra, p)
+		}
+	}
+	return extra
 }
 
 // Percentile is one requested percentile of a metric, in milliseconds.
@@ -28,17 +45,16 @@ type Percentile struct {
 // exactStats computes Stats of values (milliseconds); it sorts values.
 func exactStats(values []float64, ps []float64) Stats {
 	s := Stats{Count: len(values), Exact: true}
-	if len(values) == 0 {
-		for _, p := range ps {
-			s.Percentiles = append(s.Percentiles, Percentile{P: p})
-		}
-		return s
-	}
 	slices.Sort(values)
-	s.Mean, s.Std = meanStd(values)
-	s.Median = quantileSorted(values, 50)
+	if len(values) > 0 {
+		s.Mean, s.Std = meanStd(values)
+		s.Median = quantileSorted(values, 50)
+	}
 	for _, p := range ps {
 		s.Percentiles = append(s.Percentiles, Percentile{P: p, Value: quantileSorted(values, p)})
+	}
+	for _, p := range withInternal(ps) {
+		s.internal = append(s.internal, Percentile{P: p, Value: quantileSorted(values, p)})
 	}
 	return s
 }
@@ -71,12 +87,35 @@ func meanStd(x []float64) (mean, std float64) {
 	return mean, math.Sqrt(ss / float64(len(x)))
 }
 
-// Value returns percentile p if it was computed, else NaN.
+// Value returns percentile p if it was computed (asked for, or one of
+// internalPercentiles), else NaN.
 func (s Stats) Value(p float64) float64 {
 	for _, q := range s.Percentiles {
 		if q.P == p {
 			return q.Value
 		}
 	}
+	for _, q := range s.internal {
+		if q.P == p {
+			return q.Value
+		}
+	}
 	return math.NaN()
+}
+
+// Tail is the percentile a one-column summary (the sweep table, the
+// curve) shows: 99 if it was asked for, else the highest asked for
+// (99 when none was).
+func (s Stats) Tail() float64 {
+	tail := 0.0
+	for _, q := range s.Percentiles {
+		if q.P == 99 {
+			return 99
+		}
+		tail = max(tail, q.P)
+	}
+	if tail == 0 {
+		return 99
+	}
+	return tail
 }

@@ -135,10 +135,24 @@ func RunSweep(ctx context.Context, cfg SweepConfig) (*Sweep, error) {
 	return s, nil
 }
 
+// Tail is the latency percentile the table and the curve show: p99 if
+// the runs report it, else the highest percentile they report (see
+// Stats.Tail). The knee sentence always quotes p99, computed whatever
+// the percentiles asked for.
+func (s *Sweep) Tail() float64 {
+	for _, p := range s.Points {
+		if p.Report != nil {
+			return p.Report.TTFT.Tail()
+		}
+	}
+	return 99
+}
+
 // Frontier returns the open-loop points on the throughput–latency Pareto
 // frontier (no other point has both more output throughput and a lower
-// p99 TTFT), by throughput.
+// TTFT at the Tail percentile), by throughput.
 func (s *Sweep) Frontier() []*Point {
+	tail := s.Tail()
 	var pts []*Point
 	for _, p := range s.Points {
 		if p.Report.Completed > 0 {
@@ -152,7 +166,7 @@ func (s *Sweep) Frontier() []*Point {
 	for i, p := range pts {
 		dominated := false
 		for _, q := range pts[i+1:] {
-			if q.Report.OutputThroughput >= p.Report.OutputThroughput && q.Report.TTFT.Value(99) <= p.Report.TTFT.Value(99) {
+			if q.Report.OutputThroughput >= p.Report.OutputThroughput && q.Report.TTFT.Value(tail) <= p.Report.TTFT.Value(tail) {
 				dominated = true
 				break
 			}

@@ -11,8 +11,10 @@ import (
 // the knee.
 func (s *Sweep) WriteText(w io.Writer) {
 	fmt.Fprintln(w, center(" Rate sweep ", '='))
-	fmt.Fprintf(w, "%-15s %9s %9s %10s %8s %9s %9s %9s %7s  %s\n",
-		"run", "offered", "req/s", "out tok/s", "good %", "p99 TTFT", "p99 TPOT", "p99 E2EL", "failed", "bottleneck")
+	tail := s.Tail()
+	pn := "p" + PercentileName(tail)
+	fmt.Fprintf(w, "%-15s %9s %9s %10s %8s %10s %10s %10s %7s  %s\n",
+		"run", "offered", "req/s", "out tok/s", "good %", pn+" TTFT", pn+" TPOT", pn+" E2EL", "failed", "bottleneck")
 	pts := append([]*Point(nil), s.Points...)
 	order := func(p *Point) float64 {
 		switch p.Kind {
@@ -41,9 +43,9 @@ func (s *Sweep) WriteText(w io.Writer) {
 		if p == s.Knee {
 			mark = "  <- knee"
 		}
-		fmt.Fprintf(w, "%-15s %9s %9.2f %10.0f %8.2f %9.1f %9.1f %9.1f %7d  %s%s\n",
+		fmt.Fprintf(w, "%-15s %9s %9.2f %10.0f %8.2f %10.1f %10.1f %10.1f %7d  %s%s\n",
 			p.Kind, offered, r.RequestThroughput, r.OutputThroughput, r.GoodputPercent,
-			r.TTFT.Value(99), r.TPOT.Value(99), r.E2EL.Value(99), r.Failed, p.Verdict, mark)
+			r.TTFT.Value(tail), r.TPOT.Value(tail), r.E2EL.Value(tail), r.Failed, p.Verdict, mark)
 	}
 	fmt.Fprintf(w, "Knee (goodput ≥ %g%%): %s\n", s.KneeGoodput, s.KneeSummary())
 	if s.FirstBad != nil {

@@ -28,7 +28,11 @@ type benchEnv struct {
 	slo      loadtest.SLO
 	ps       []float64
 	conds    []loadtest.Condition
-	out, log io.Writer
+	// From the flags, parsed and checked before anything runs.
+	rate        float64   // --request-rate
+	rates       []float64 // --rates
+	temperature *float64  // --temperature, if given
+	out, log    io.Writer
 }
 
 // benchResult is one run with its analysis.
@@ -52,23 +56,10 @@ func (b *benchFlags) run() int {
 
 func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) {
 	env := &benchEnv{b: b, out: out, log: log}
+	if err := env.parseFlags(); err != nil {
+		return 2, err
+	}
 	var err error
-	if env.slo, err = loadtest.ParseSLO(b.goodput); err != nil {
-		return 2, err
-	}
-	if env.ps, err = parsePercentiles(b.percentiles); err != nil {
-		return 2, err
-	}
-	for _, s := range b.failOn {
-		c, err := loadtest.ParseCondition(s)
-		if err != nil {
-			return 2, err
-		}
-		env.conds = append(env.conds, c)
-	}
-	if _, _, err := b.warmupSpec(); err != nil {
-		return 2, err
-	}
 	if b.kneeRate > 0 && b.url == "" && b.target == "" {
 		return b.planOnly(env)
 	}
@@ -83,11 +74,7 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 	if b.sweep || b.rates != "" {
 		return env.sweep(ctx)
 	}
-	rate, err := parseRate(b.rate)
-	if err != nil {
-		return 2, err
-	}
-	res, err := env.execute(ctx, rate, b.concurrency, "")
+	res, err := env.execute(ctx, env.rate, b.concurrency, "")
 	if err != nil {
 		return 1, err
 	}
@@ -113,15 +100,9 @@ func (env *benchEnv) options(rate float64, concurrency int) loadtest.Options {
 		NumPrompts: b.numPrompts, Duration: b.duration, Rate: rate, Burstiness: b.burstiness,
 		MaxConcurrency: b.maxConc, Concurrency: concurrency, WarmupRequests: wn, WarmupDuration: wd,
 		Seed: b.seed, Timeout: b.timeout, IgnoreEOS: b.ignoreEOS, NoContinuousUsage: !b.continuousUsage,
-		UserAgent: "llm-prober-bench"}
+		Temperature: env.temperature, UserAgent: "llm-prober-bench"}
 	if b.duration > 0 {
 		o.NumPrompts = 0
-	}
-	if b.temperature != "" {
-		var t float64
-		if _, err := fmt.Sscan(b.temperature, &t); err == nil {
-			o.Temperature = &t
-		}
 	}
 	return o
 }
@@ -129,10 +110,12 @@ func (env *benchEnv) options(rate float64, concurrency int) loadtest.Options {
 // execute runs once at rate (open loop) or concurrency (closed loop),
 // scraping the server around it.
 func (env *benchEnv) execute(ctx context.Context, rate float64, concurrency int, label string) (*benchResult, error) {
-	return env.executeWith(ctx, env.options(rate, concurrency), label, env.b.outputJSON)
+	return env.executeWith(ctx, env.options(rate, concurrency), label, env.b.outputJSON, "")
 }
 
-func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label, jsonPath string) (*benchResult, error) {
+// executeWith runs o; with jsonPath, it writes the aggregate and every
+// request there (a sweep point's kind, if any, and bottleneck first).
+func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label, jsonPath, kind string) (*benchResult, error) {
 	b := env.b
 	if mode := b.progress; mode != "off" {
 		pp := &loadtest.ProgressPrinter{W: env.log, Terminal: mode == "bar" || (mode == "auto" && isTerminal(os.Stderr)), Label: label}
@@ -167,7 +150,11 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 	res.server.Attach(res.report)
 	res.verdict = loadtest.Judge(res.report, &res.server)
 	if jo != nil {
-		head := append(res.report.VLLMKeys(),
+		var head []loadtest.KV
+		if kind != "" {
+			head = []loadtest.KV{{Key: "kind", Value: kind}, {Key: "bottleneck", Value: res.verdict.Bottleneck}}
+		}
+		head = append(append(head, res.report.VLLMKeys()...),
 			loadtest.KV{Key: "model_id", Value: env.target.Model},
 			loadtest.KV{Key: "backend", Value: vllmBackend(b.api)},
 			loadtest.KV{Key: "llm_prober_prompt_sizing", Value: env.sizing.Describe()},

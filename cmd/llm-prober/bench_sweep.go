@@ -1,36 +1,37 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/llm-prober/llm-prober/loadtest"
 )
 
 // sweep runs --sweep / --rates, prints the table, the knee, the curve and
-// the capacity plan.
+// the capacity plan. Flags were checked by parseSweep.
 func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 	b := env.b
-	if !env.slo.Set() {
-		return 2, errors.New("a sweep finds the highest rate that meets SLOs: give --goodput, e.g. \"ttft:500 tpot:50\"")
-	}
-	var rates []float64
-	if b.rates != "" {
-		for _, f := range strings.Split(b.rates, ",") {
-			r, err := parseRate(strings.TrimSpace(f))
-			if err != nil || math.IsInf(r, 1) {
-				return 2, fmt.Errorf("--rates: %q is not a finite positive rate", f)
-			}
-			rates = append(rates, r)
+	// With --output-json, each point's result (the single-run file: the
+	// aggregate, then every request) goes to a file of its own, copied
+	// into the sweep's file at the end.
+	var jsonDir string
+	pointJSON := map[*loadtest.Point]string{}
+	if b.outputJSON != "" {
+		var err error
+		if jsonDir, err = os.MkdirTemp("", "llm-prober-sweep-"); err != nil {
+			return 1, err
 		}
+		defer os.RemoveAll(jsonDir)
 	}
-	cfg := loadtest.SweepConfig{Rates: rates, Steps: b.sweepSteps, Refine: b.sweepRefine, KneeGoodput: b.kneeGoodput,
+	cfg := loadtest.SweepConfig{Rates: env.rates, Steps: b.sweepSteps, Refine: b.sweepRefine, KneeGoodput: b.kneeGoodput,
 		Run: func(ctx context.Context, kind string, rate float64) (*loadtest.Point, error) {
 			o := env.options(rate, 0)
 			label := fmt.Sprintf("%s %.2f req/s: ", kind, rate)
@@ -47,13 +48,23 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 					o.Duration, o.NumPrompts = 0, max(b.numPrompts, 1)
 				}
 			}
-			res, err := env.executeWith(ctx, o, label, "")
+			var path string
+			if jsonDir != "" {
+				path = filepath.Join(jsonDir, fmt.Sprintf("point-%d.json", len(pointJSON)))
+			}
+			res, err := env.executeWith(ctx, o, label, path, kind)
 			if err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(env.log, "%s%.2f req/s achieved, %.2f%% good, p99 TTFT %.1f ms, %s\n", label,
-				res.report.RequestThroughput, res.report.GoodputPercent, res.report.TTFT.Value(99), res.verdict.Bottleneck)
-			return &loadtest.Point{Report: res.report, Verdict: res.verdict.Bottleneck}, nil
+			tail := res.report.TTFT.Tail()
+			fmt.Fprintf(env.log, "%s%.2f req/s achieved, %.2f%% good, p%s TTFT %.1f ms, %s\n", label,
+				res.report.RequestThroughput, res.report.GoodputPercent, loadtest.PercentileName(tail),
+				res.report.TTFT.Value(tail), res.verdict.Bottleneck)
+			p := &loadtest.Point{Report: res.report, Verdict: res.verdict.Bottleneck}
+			if path != "" {
+				pointJSON[p] = path
+			}
+			return p, nil
 		}}
 	sw, err := loadtest.RunSweep(ctx, cfg)
 	if sw != nil && len(sw.Points) > 0 {
@@ -74,7 +85,7 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		fmt.Fprintf(env.log, "wrote %s\n", b.curve)
 	}
 	if b.outputJSON != "" {
-		if err := writeSweepJSON(b.outputJSON, sw); err != nil {
+		if err := writeSweepJSON(b.outputJSON, sw, pointJSON); err != nil {
 			return 1, err
 		}
 		fmt.Fprintf(env.log, "wrote %s\n", b.outputJSON)
@@ -106,35 +117,68 @@ func (b *benchFlags) planOnly(env *benchEnv) (int, error) {
 	return 0, nil
 }
 
-// writeSweepJSON writes every point's aggregate (vllm bench keys) and the knee.
-func writeSweepJSON(path string, sw *loadtest.Sweep) error {
-	var b strings.Builder
-	b.WriteString("{\n  \"knee_goodput_percent\": " + strconv.FormatFloat(sw.KneeGoodput, 'g', -1, 64))
-	if sw.Knee != nil {
-		b.WriteString(",\n  \"knee_request_rate\": " + strconv.FormatFloat(sw.Knee.Rate, 'g', -1, 64))
-		fmt.Fprintf(&b, ",\n  \"knee\": %q", sw.KneeSummary())
+// writeSweepJSON writes the knee and every point: its kind, bottleneck,
+// aggregate and requests, as the single-run file has them (vllm bench
+// keys: input_lens, output_lens, ttfts, itls, errors, then requests),
+// copied from the point's file.
+func writeSweepJSON(path string, sw *loadtest.Sweep, files map[*loadtest.Point]string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
 	}
-	b.WriteString(",\n  \"points\": [")
+	w := bufio.NewWriterSize(f, 256<<10)
+	w.WriteString("{\n  \"knee_goodput_percent\": " + strconv.FormatFloat(sw.KneeGoodput, 'g', -1, 64))
+	if sw.Knee != nil {
+		w.WriteString(",\n  \"knee_request_rate\": " + strconv.FormatFloat(sw.Knee.Rate, 'g', -1, 64))
+		k, _ := json.Marshal(sw.KneeSummary())
+		fmt.Fprintf(w, ",\n  \"knee\": %s", k)
+	}
+	w.WriteString(",\n  \"points\": [")
 	for i, p := range sw.Points {
 		if i > 0 {
-			b.WriteString(",")
+			w.WriteString(",")
 		}
-		head := append([]loadtest.KV{{Key: "kind", Value: p.Kind}, {Key: "bottleneck", Value: p.Verdict}}, p.Report.VLLMKeys()...)
-		b.WriteString("\n    {")
-		for j, kv := range head {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			v, err := jsonValue(kv.Value)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(&b, "%q: %s", kv.Key, v)
+		w.WriteString("\n")
+		if err := copyPointJSON(w, p, files[p]); err != nil {
+			f.Close()
+			return err
 		}
-		b.WriteString("}")
 	}
-	b.WriteString("\n  ]\n}\n")
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	w.WriteString("\n  ]\n}\n")
+	return errors.Join(w.Flush(), f.Close())
+}
+
+// copyPointJSON writes point p: its file, else (none written) the
+// aggregate alone.
+func copyPointJSON(w *bufio.Writer, p *loadtest.Point, file string) error {
+	if file != "" {
+		pf, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		st, err := pf.Stat()
+		if err != nil {
+			return err
+		}
+		// The point's file ends in "}\n": leave the newline out.
+		_, err = io.Copy(w, io.LimitReader(pf, max(st.Size()-1, 0)))
+		return err
+	}
+	head := append([]loadtest.KV{{Key: "kind", Value: p.Kind}, {Key: "bottleneck", Value: p.Verdict}}, p.Report.VLLMKeys()...)
+	w.WriteString("    {")
+	for j, kv := range head {
+		if j > 0 {
+			w.WriteString(", ")
+		}
+		v, err := jsonValue(kv.Value)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%q: %s", kv.Key, v)
+	}
+	w.WriteString("}")
+	return nil
 }
 
 func jsonValue(v any) (string, error) {

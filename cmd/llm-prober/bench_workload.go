@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -42,11 +41,8 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 	}
 	do := loadtest.DatasetOptions{Seed: b.seed, Want: want, Tok: tk, Sizing: z}
 	switch b.dataset {
-	case "sharegpt", "jsonl":
+	case "sharegpt", "jsonl": // flags checked by checkWorkload
 		z.Dataset = true
-		if b.datasetPath == "" {
-			return nil, nil, fmt.Errorf("--dataset-name %s needs --dataset-path", b.dataset)
-		}
 		if b.outTok > 0 && b.outTokSet {
 			do.OutputTokens = b.outTok
 		}
@@ -57,9 +53,6 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 			d, err = loadtest.LoadJSONL(ctx, b.datasetPath, do)
 		}
 		return d, z, err
-	}
-	if b.inTok <= 0 || b.outTok <= 0 || b.rangeRatio < 0 || b.rangeRatio >= 1 {
-		return nil, nil, errors.New("--input-tokens and --output-tokens must be positive, --range-ratio in [0, 1)")
 	}
 	w := loadtest.NewSynthetic(b.inTok, b.outTok, b.prefixTok, b.rangeRatio, b.seed, z)
 	if tk != nil {

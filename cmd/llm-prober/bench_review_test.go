@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// Bad flags exit 2 with a clear message before anything is sent: not
+// after prompt sizing, let alone after the run.
+func TestBenchCLIFlagsCheckedUpFront(t *testing.T) {
+	var hits atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	t.Cleanup(ts.Close)
+	base := []string{"--url", ts.URL, "--model", "m", "--progress", "off", "--num-prompts", "5"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fail-on", "p99_ttf>500"}, `no result key "p99_ttf"; valid keys: `},
+		{[]string{"--percentiles", "50,90", "--fail-on", "p99_ttft>500"}, "{mean,median,std,p50,p90}_{ttft,tpot,itl,e2el}"},
+		{[]string{"--fail-on", "goodput<99"}, "goodput needs SLOs"},
+		{[]string{"--fail-on", "request_goodput<1", "--fail-on", "failed>0"}, "goodput needs SLOs"},
+		{[]string{"--burstiness=-1"}, "--burstiness -1"},
+		{[]string{"--burstiness", "0"}, "must be positive"},
+		{[]string{"--temperature", "warm"}, `--temperature "warm"`},
+		{[]string{"--temperature=-1"}, `--temperature "-1"`},
+		{[]string{"--request-rate", "fast"}, "--request-rate: rate \"fast\""},
+		{[]string{"--request-rate", "0"}, "--request-rate"},
+		{[]string{"--request-rate", "inf", "--duration", "5s"}, "needs --max-concurrency"},
+		{[]string{"--concurrency=-2"}, "cannot be negative"},
+		{[]string{"--input-tokens", "0"}, "--input-tokens"},
+		{[]string{"--dataset-name", "jsonl"}, "needs --dataset-path"},
+		{[]string{"--daily-requests", "1e6", "--peak-rps", "20", "--sweep", "--goodput", "ttft:500"}, "not both"},
+		{[]string{"--headroom", "0.5", "--peak-rps", "20", "--sweep", "--goodput", "ttft:500"}, "--headroom"},
+		{[]string{"--sweep"}, "give --goodput"},
+		{[]string{"--rates", "1,x", "--goodput", "ttft:500"}, `--rates: "x"`},
+		{[]string{"--sweep", "--goodput", "ttft:500", "--knee-goodput", "150"}, "--knee-goodput"},
+	} {
+		code, _, log := benchCLI(t, append(append([]string(nil), base...), c.args...)...)
+		if code != 2 || !strings.Contains(log, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, log, c.want)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests reached the server before the flags were checked", n)
+	}
+	// Both plan inputs without running: an error, not --peak-rps winning.
+	code, stdout, log := benchCLI(t, "--knee-rate", "4", "--daily-requests", "1e6", "--peak-rps", "20")
+	if code != 2 || !strings.Contains(log, "not both") || stdout != "" {
+		t.Errorf("plan with both inputs: exit %d\n%s%s", code, stdout, log)
+	}
+}
+
+// The automatic sweep on the mock: a shortened synchronous baseline, a
+// max-throughput run and rates evenly between them in the table, then
+// the knee line; with --percentiles 50,90 nothing is NaN, and the JSON
+// has every point's requests under vllm bench's keys.
+func TestBenchCLIAutoSweep(t *testing.T) {
+	url := benchMock(t)
+	dir := t.TempDir()
+	code, stdout, log := benchCLI(t, "--url", url, "--sweep", "--sweep-steps", "2", "--sweep-refine", "0",
+		"--num-prompts", "20", "--input-tokens", "8", "--output-tokens", "4", "--goodput", "ttft:5000",
+		"--percentiles", "50,90", "--progress", "off", "--no-server-metrics",
+		"--curve", filepath.Join(dir, "c.svg"), "--output-json", filepath.Join(dir, "s.json"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+	}
+	if strings.Contains(stdout+log, "NaN") {
+		t.Errorf("NaN in the output:\n%s\n%s", stdout, log)
+	}
+	row := func(l string) []string { return strings.Fields(l) }
+	var syncRow, maxRow []string
+	var rates [][]string
+	for _, l := range strings.Split(stdout, "\n") {
+		switch f := row(l); {
+		case len(f) == 0:
+		case f[0] == "synchronous":
+			syncRow = f
+		case f[0] == "max-throughput":
+			maxRow = f
+		case f[0] == "rate":
+			rates = append(rates, f)
+		}
+	}
+	if syncRow == nil || maxRow == nil || len(rates) < 2 {
+		t.Fatalf("the table lacks the baseline, the max or two rates:\n%s", stdout)
+	}
+	if syncRow[1] != "1" || syncRow[2] != "user" || maxRow[1] != "inf" {
+		t.Errorf("baseline %v, max %v", syncRow, maxRow)
+	}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		return v
+	}
+	// Columns: run, offered (2 for "1 user"), req/s, …
+	lo, hi := num(syncRow[3]), num(maxRow[2])
+	hi = max(hi, lo*1.1)
+	r1, r2 := num(rates[0][1]), num(rates[1][1])
+	if d := r1 - (lo+hi)/2; d > 0.02*hi || d < -0.02*hi || r2 < hi*0.98 || r2 > hi*1.02 {
+		t.Errorf("rates %.2f, %.2f; want half way and all the way from %.2f to %.2f:\n%s", r1, r2, lo, hi, stdout)
+	}
+	if !strings.Contains(stdout, "<- knee") || !strings.Contains(stdout, "Knee (goodput ≥ 99%): ") || !strings.Contains(stdout, "p90 TTFT") {
+		t.Errorf("no knee line or p90 columns:\n%s", stdout)
+	}
+	if !strings.Contains(log, "synchronous: ") || !strings.Contains(log, "max throughput: ") {
+		t.Errorf("log lacks the baseline or the max run:\n%s", log)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "c.svg"))
+	if err != nil || bytes.Contains(svg, []byte("NaN")) || !bytes.Contains(svg, []byte("p90 TTFT")) {
+		t.Errorf("curve: %v, NaN or no p90 panel", err)
+	}
+	var sj struct {
+		Points []map[string]any `json:"points"`
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "s.json"))
+	if err := json.Unmarshal(raw, &sj); err != nil || len(sj.Points) != 2+len(rates) {
+		t.Fatalf("sweep JSON: %d points, %v\n%s", len(sj.Points), err, raw)
+	}
+	for i, p := range sj.Points {
+		reqs, _ := p["requests"].([]any)
+		ttfts, _ := p["ttfts"].([]any)
+		want := 20
+		if p["kind"] == "synchronous" {
+			want = 5
+		}
+		if len(reqs) != want || len(ttfts) != want || p["completed"] != float64(want) {
+			t.Errorf("point %d (%v): %d requests, %d ttfts, completed %v; want %d", i, p["kind"], len(reqs), len(ttfts), p["completed"], want)
+		}
+		for _, k := range []string{"kind", "bottleneck", "request_throughput", "p90_ttft_ms", "itls", "output_lens", "errors"} {
+			if _, ok := p[k]; !ok {
+				t.Errorf("point %d lacks %q", i, k)
+			}
+		}
+		if len(reqs) == 0 {
+			continue
+		}
+		if r, ok := reqs[0].(map[string]any); !ok || r["ttft"] == nil || r["success"] != true {
+			t.Errorf("point %d: request %v", i, reqs[0])
+		}
+	}
+}
