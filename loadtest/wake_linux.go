@@ -2,31 +2,63 @@ package loadtest
 
 import (
 	"os"
+	"runtime"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// waker sleeps the last stretch before a planned send on a timerfd.
-// Go's timers wake up to 1 ms late on Linux (the netpoller waits in whole
-// milliseconds), which alone is the whole send-lag budget; a timerfd
-// becomes readable on time and its read parks the goroutine in the same
-// netpoller, which the event wakes at once. Timerfds are reused: a run at
-// 1,000 req/s has only a few requests in their last stretch at a time.
-type waker struct{ free chan *os.File }
+// waker sleeps the last stretch before a planned send, on time whether the
+// process is idle or busy. Go's timers wake up to 1 ms late when the
+// process is idle: the netpoller then waits in whole milliseconds, and
+// that alone is the whole send-lag budget. A timerfd wakes the idle
+// netpoller on time, but is late when the process is busy: the netpoller
+// is not consulted while run queues are full, for up to 10 ms. Go's timers
+// are checked at every goroutine switch, so they are on time then. The
+// sleeper therefore waits for whichever of the two fires first.
+// Timerfds are reused: at 1,000 req/s only a few sleeps overlap.
+type waker struct {
+	mu     sync.Mutex
+	free   []*os.File
+	closed bool
+}
 
-func newWaker() *waker { return &waker{free: make(chan *os.File, 64)} }
+// maxFreeTimerfds bounds the timerfds kept for reuse.
+const maxFreeTimerfds = 64
 
-// sleep returns after d, a few microseconds late at most on an idle CPU.
-// It falls back to time.Sleep where a timerfd cannot be had.
+func newWaker() *waker { return &waker{} }
+
+// spinBelow is the sleep short enough to wait for by yielding instead:
+// either timer would wake later than that.
+const spinBelow = 50 * time.Microsecond
+
+// sleep returns after d.
 func (w *waker) sleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
+	if d < spinBelow {
+		for end := time.Now().Add(d); time.Now().Before(end); {
+			runtime.Gosched()
+		}
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-w.fire(d):
+	}
+}
+
+// fire returns a channel that receives when a timerfd armed now for d
+// expires, or nil (never) if no timerfd can be had. The read parks in the
+// netpoller; the fd goes back for reuse once it has expired.
+func (w *waker) fire(d time.Duration) <-chan struct{} {
 	f := w.get()
 	if f == nil {
-		time.Sleep(d)
-		return
+		return nil
 	}
 	// Not f.Fd(): it would switch the fd to blocking mode.
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
@@ -37,23 +69,30 @@ func (w *waker) sleep(d time.Duration) {
 	}
 	if err != nil || serr != nil {
 		_ = f.Close()
-		time.Sleep(d)
-		return
+		return nil
 	}
-	var buf [8]byte
-	if _, err := f.Read(buf[:]); err != nil {
-		_ = f.Close()
-		return
-	}
-	w.put(f)
+	ch := make(chan struct{}, 1)
+	go func() {
+		var buf [8]byte
+		if _, err := f.Read(buf[:]); err != nil {
+			_ = f.Close()
+		} else {
+			w.put(f)
+		}
+		ch <- struct{}{}
+	}()
+	return ch
 }
 
 func (w *waker) get() *os.File {
-	select {
-	case f := <-w.free:
+	w.mu.Lock()
+	if n := len(w.free); n > 0 {
+		f := w.free[n-1]
+		w.free = w.free[:n-1]
+		w.mu.Unlock()
 		return f
-	default:
 	}
+	w.mu.Unlock()
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
 		return nil
@@ -63,21 +102,25 @@ func (w *waker) get() *os.File {
 }
 
 func (w *waker) put(f *os.File) {
-	select {
-	case w.free <- f:
-	default:
+	w.mu.Lock()
+	keep := !w.closed && len(w.free) < maxFreeTimerfds
+	if keep {
+		w.free = append(w.free, f)
+	}
+	w.mu.Unlock()
+	if !keep {
 		_ = f.Close()
 	}
 }
 
-// close releases the timerfds kept for reuse.
+// close releases the timerfds kept for reuse; those still armed are
+// closed when they expire.
 func (w *waker) close() {
-	for {
-		select {
-		case f := <-w.free:
-			_ = f.Close()
-		default:
-			return
-		}
+	w.mu.Lock()
+	free := w.free
+	w.free, w.closed = nil, true
+	w.mu.Unlock()
+	for _, f := range free {
+		_ = f.Close()
 	}
 }
