@@ -3,8 +3,6 @@ package config
 import (
 	"errors"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -82,32 +80,18 @@ var badConfigs = map[string]string{
 
 func TestBadConfigs(t *testing.T) {
 	os.Unsetenv("LLM_PROBER_TEST_UNSET")
-	files, err := filepath.Glob("testdata/bad/*.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) != len(badConfigs) {
-		t.Errorf("%d files in testdata/bad, %d in badConfigs", len(files), len(badConfigs))
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".yml")
-		t.Run(name, func(t *testing.T) {
-			want, ok := badConfigs[name]
-			if !ok {
-				t.Fatalf("%s has no expected error in badConfigs", f)
-			}
-			want = f + ":" + want
-			_, err := LoadFile(f)
-			if err == nil {
-				t.Fatalf("got no error, want %q", want)
-			}
-			if err.Error() != want {
-				t.Errorf("wrong error\n got: %s\nwant: %s", err, want)
-			}
-			var ce *Error
-			if !errors.As(err, &ce) || ce.Line < 1 {
-				t.Errorf("error %T is not a *Error with a line", err)
-			}
-		})
-	}
+	forEachTestdata(t, "testdata/bad", badConfigs, func(t *testing.T, f, want string) {
+		want = f + ":" + want
+		_, err := LoadFile(f)
+		if err == nil {
+			t.Fatalf("got no error, want %q", want)
+		}
+		if err.Error() != want {
+			t.Errorf("wrong error\n got: %s\nwant: %s", err, want)
+		}
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Line < 1 {
+			t.Errorf("error %T is not a *Error with a line", err)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -67,4 +68,28 @@ func mustLoadFile(t *testing.T, path string) *Config {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// forEachTestdata runs fn as a subtest for every dir/*.yml, named after the
+// file and given want[name]; a file without an entry, or an entry without
+// a file, fails the test.
+func forEachTestdata(t *testing.T, dir string, want map[string]string, fn func(t *testing.T, file, want string)) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(want) {
+		t.Errorf("%d files in %s, %d expected outcomes", len(files), dir, len(want))
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".yml")
+		t.Run(name, func(t *testing.T) {
+			w, ok := want[name]
+			if !ok {
+				t.Fatalf("%s has no expected outcome", f)
+			}
+			fn(t, f, w)
+		})
+	}
 }

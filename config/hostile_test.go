@@ -3,9 +3,7 @@ package config
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 )
@@ -35,43 +33,29 @@ const (
 )
 
 func TestHostileConfigs(t *testing.T) {
-	files, err := filepath.Glob("testdata/hostile/*.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) != len(hostileConfigs) {
-		t.Errorf("%d files in testdata/hostile, %d in hostileConfigs", len(files), len(hostileConfigs))
-	}
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".yml")
-		t.Run(name, func(t *testing.T) {
-			want, ok := hostileConfigs[name]
-			if !ok {
-				t.Fatalf("%s has no expected outcome in hostileConfigs", f)
-			}
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			alloc, err := loadBounded(t, data, f)
-			if alloc > hostileAllocBound {
-				t.Errorf("Load allocated %d MiB", alloc>>20)
-			}
-			switch {
-			case want == "" && err != nil:
-				t.Errorf("want it to load, got %v", err)
-			case want == "":
-			case err == nil:
-				t.Errorf("got no error, want %q", want)
-			case err.Error() != f+":"+want:
-				t.Errorf("wrong error\n got: %s\nwant: %s", err, f+":"+want)
-			}
-			var ce *Error
-			if err != nil && !errors.As(err, &ce) {
-				t.Errorf("error %T is not an *Error", err)
-			}
-		})
-	}
+	forEachTestdata(t, "testdata/hostile", hostileConfigs, func(t *testing.T, f, want string) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alloc, err := loadBounded(t, data, f)
+		if alloc > hostileAllocBound {
+			t.Errorf("Load allocated %d MiB", alloc>>20)
+		}
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("want it to load, got %v", err)
+		case want == "":
+		case err == nil:
+			t.Errorf("got no error, want %q", want)
+		case err.Error() != f+":"+want:
+			t.Errorf("wrong error\n got: %s\nwant: %s", err, f+":"+want)
+		}
+		var ce *Error
+		if err != nil && !errors.As(err, &ce) {
+			t.Errorf("error %T is not an *Error", err)
+		}
+	})
 }
 
 // loadBounded runs Load and returns its error and the bytes it allocated;
