@@ -118,8 +118,8 @@ func (r *runner) admit(i int, t time.Duration) (warmup, ok bool) {
 
 // sendLead is how far ahead of its planned time a request's goroutine is
 // started, so that only a precise wake-up (waker) separates the plan from
-// the send.
-const sendLead = 2 * time.Millisecond
+// the send: more than Go's timer oversleeps when idle (up to 1 ms).
+const sendLead = 3 * time.Millisecond
 
 func (r *runner) openLoop() {
 	var wg sync.WaitGroup
@@ -163,21 +163,21 @@ func (r *runner) openLoop() {
 	wg.Wait()
 }
 
-// sleepUntil waits until planned (since start); false if ctx ended. Go's
-// timer, which can be cancelled but wakes up to 1 ms late, covers all but
-// the last stretch; the waker is on time for that.
+// sleepUntil waits until planned (since start) on Go's timer, which can
+// be cancelled; false if ctx ended. It may wake up to ~1 ms late, which
+// sendLead covers: only the request's own goroutine needs the waker.
 func (r *runner) sleepUntil(timer *time.Timer, planned time.Duration) bool {
-	at := r.started.Add(planned)
-	if d := time.Until(at) - sendLead; d > 0 {
-		timer.Reset(d)
-		select {
-		case <-timer.C:
-		case <-r.ctx.Done():
-			return false
-		}
+	d := time.Until(r.started.Add(planned))
+	if d <= 0 {
+		return r.ctx.Err() == nil
 	}
-	r.waker.sleep(time.Until(at))
-	return r.ctx.Err() == nil
+	timer.Reset(d)
+	select {
+	case <-timer.C:
+		return true
+	case <-r.ctx.Done():
+		return false
+	}
 }
 
 func (r *runner) closedLoop() {

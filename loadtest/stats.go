@@ -23,7 +23,8 @@ type Stats struct {
 }
 
 // internalPercentiles are computed whatever the user asks to see: the
-// sweep's knee sentence, its Pareto frontier and the verdict read p99.
+// sweep's knee sentence and the verdict read p99 (the frontier and the
+// table read the highest percentile asked for, Tail).
 var internalPercentiles = []float64{99}
 
 // withInternal returns the percentiles of internalPercentiles not in ps.

@@ -4,6 +4,7 @@
 package harness
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -70,8 +71,12 @@ func StartMock(args ...string) (string, *exec.Cmd, error) {
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}
-	buf := make([]byte, 6)
-	_, _ = out.Read(buf) // "ready\n"
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if line != "ready\n" {
+		_ = cmd.Process.Kill()
+		werr := cmd.Wait()
+		return "", nil, fmt.Errorf("mock on %s did not start: read %q (%v), exit: %v", addr, line, err, werr)
+	}
 	return "http://" + addr, cmd, nil
 }
 

@@ -31,11 +31,13 @@ func WaitHTTP(p *Proc, u string, timeout time.Duration) error {
 	if p != nil {
 		name = p.Name + ": " + u
 	}
+	// A server that accepts and hangs must not hold the wait past timeout.
+	client := &http.Client{Timeout: time.Second}
 	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if p != nil && p.Exited() {
 			return fmt.Errorf("%s %w", p.Name, ErrExited)
 		}
-		resp, err := http.Get(u)
+		resp, err := client.Get(u)
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
