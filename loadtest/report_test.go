@@ -1,0 +1,26 @@
+package loadtest
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// However long the SLOs, the report's values stay in one column.
+func TestReportAlignsWithLongSLO(t *testing.T) {
+	slo := SLO{TTFT: 1234567 * time.Microsecond, TPOT: 12345 * time.Microsecond, E2EL: 123456789 * time.Microsecond}
+	rep := Summarize(fakeRun(10, 5, 10), slo, nil)
+	var b strings.Builder
+	rep.WriteText(&b)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if !strings.Contains(l, ":") || strings.HasPrefix(l, "(") {
+			continue
+		}
+		if len(l) < 42 || l[40] != ' ' || !strings.HasSuffix(strings.TrimRight(l[:40], " "), ":") {
+			t.Errorf("value not at column 41: %q", l)
+		}
+	}
+	if !strings.Contains(b.String(), "Goodput SLOs (ms):                       ttft:1234.567 tpot:12.345 e2el:123456.789") {
+		t.Errorf("SLO line:\n%s", b.String())
+	}
+}
