@@ -76,6 +76,14 @@ var badConfigs = map[string]string{
 	"cache_salt_cold":                    `7: modules.chat.extra_body.cache_salt: cache_salt is set by the prober for cache: paired modules`,
 	"prompt_tokens_small":                `3: modules.chat.prompt_tokens: prompt_tokens must be between 16 and 1048576, got 8`,
 	"zero_keep_alive":                    `2: global.keep_alive_timeout: keep_alive_timeout must be greater than 0`,
+	// A value of the wrong kind where a secret may be is named, not shown.
+	"secret_where_mapping_goes": `12: targets[0].http_client_config.authorization: expected a mapping, got a string`,
+	"secret_where_list_goes":    `12: targets[0].http_client_config.proxy_connect_header.Proxy-Authorization: expected a list, got a string`,
+	"http_client_config_string": `11: targets[0].http_client_config: expected a mapping, got a string`,
+	"basic_auth_string":         `12: targets[0].http_client_config.basic_auth: expected a mapping, got a string`,
+	"complex_label_key":         `11: targets[0].labels: expected a scalar key, got a list`,
+	"merge_scalar":              `11: targets[0].<<: a merge key (<<) takes a mapping or a list of mappings, got a number`,
+	"unknown_header_field":      `14: targets[0].http_client_config.http_headers.X-Api-Key.valuez: unknown field (did you mean "values"?)`,
 }
 
 func TestBadConfigs(t *testing.T) {

@@ -32,6 +32,7 @@ type loader struct {
 	lines     map[string]int // field path -> line of its key, for values written
 	errs      []*Error
 	resolved  map[*yaml.Node]bool // http_client_config copies with secrets resolved
+	root      *yaml.Node          // the document's, once yaml.v3 has handed it over
 }
 
 func (l *loader) errorf(line int, path, format string, args ...any) {
@@ -40,7 +41,6 @@ func (l *loader) errorf(line int, path, format string, args ...any) {
 
 var (
 	configType     = reflect.TypeFor[Config]()
-	targetType     = reflect.TypeFor[Target]()
 	httpClientType = reflect.TypeFor[config.HTTPClientConfig]()
 	unmarshalerV3  = reflect.TypeFor[yaml.Unmarshaler]()
 	unmarshalerV2  = reflect.TypeFor[interface{ UnmarshalYAML(func(any) error) error }]()
@@ -58,8 +58,10 @@ func (l *loader) UnmarshalYAML(unmarshal func(any) error) error {
 		return err
 	}
 	if root.n.Kind != yaml.MappingNode {
-		return &Error{File: l.file, Line: root.n.Line, Msg: "expected a mapping, got " + describe(root.n)}
+		return &Error{File: l.file, Line: root.n.Line, Msg: "expected a mapping, got " + kind(root.n)}
 	}
+	l.root = root.n
+	l.checkMerges(root.n, nil)
 	walk(root.n, configType, "", 0, l.record)
 	walk(root.n, configType, "", 0, l.check)
 	var te *yaml.TypeError
@@ -78,6 +80,64 @@ type nodeOf struct{ n *yaml.Node }
 func (o *nodeOf) UnmarshalYAML(n *yaml.Node) error {
 	o.n = n
 	return nil
+}
+
+// checkMerges reports the merge keys (<<) below n whose value is not a
+// mapping, an alias to one or a list of those, and puts an empty mapping in
+// place of the value (or of the list item): yaml.v3 would stop at the first
+// with an error of no line or path, and drop every other error. It walks
+// the document as written (an anchored value once, where it is defined);
+// the path is only built for an error (a deep document would make building
+// each one quadratic).
+func (l *loader) checkMerges(n *yaml.Node, at *step) {
+	isMap := func(v *yaml.Node) bool {
+		return v.Kind == yaml.MappingNode || v.Kind == yaml.AliasNode && v.Alias != nil && v.Alias.Kind == yaml.MappingNode
+	}
+	empty := func(v *yaml.Node) *yaml.Node {
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: v.Line, Column: v.Column}
+	}
+	for i, c := range n.Content {
+		here := &step{up: at, index: i}
+		if n.Kind == yaml.MappingNode {
+			here.key, here.index = n.Content[i&^1].Value, -1
+		}
+		if n.Kind == yaml.MappingNode && i%2 == 1 && isMerge(n.Content[i-1]) {
+			switch k := n.Content[i-1]; {
+			case isMap(c):
+			case c.Kind == yaml.SequenceNode:
+				for j, s := range c.Content {
+					if !isMap(s) {
+						l.errorf(s.Line, index(here.path(), j), "a merge key (<<) takes mappings, got %s", kind(resolve(s)))
+						c.Content[j] = empty(s)
+					}
+				}
+			default:
+				l.errorf(k.Line, here.path(), "a merge key (<<) takes a mapping or a list of mappings, got %s", kind(resolve(c)))
+				n.Content[i] = empty(c)
+				continue
+			}
+		}
+		if c.Kind != yaml.AliasNode {
+			l.checkMerges(c, here)
+		}
+	}
+}
+
+// step is a field or index of a path, linked to its parent's.
+type step struct {
+	up    *step
+	key   string
+	index int // -1 for a key
+}
+
+func (s *step) path() string {
+	if s == nil {
+		return ""
+	}
+	if s.index >= 0 {
+		return index(s.up.path(), s.index)
+	}
+	return join(s.up.path(), s.key)
 }
 
 // record notes the line of every value written in the file.
@@ -101,7 +161,7 @@ func (l *loader) check(e *entry) bool {
 	case t == nil:
 	case t == httpClientType:
 		l.checkHTTPClient(e)
-	case hasUnmarshaler(t) && t != targetType && t != targetDiscoveryType:
+	case hasUnmarshaler(t) && t != targetDiscoveryType:
 		l.checkAlone(e)
 	default:
 		return true

@@ -37,6 +37,19 @@ func TestEveryErrorReported(t *testing.T) {
 			`13: targets[1].name: duplicate target name "a" (first used at line 10)`,
 			`17: targets[1].labels.model: label name "model" is reserved by llm-prober`,
 		},
+		// A bad merge key (<<) does not hide the other errors.
+		"merge": {
+			`11: targets[0].bogus: unknown field`,
+			`12: targets[0].interval: unknown unit " seconds" in duration "5 seconds"`,
+			`14: targets[0].http_client_config.bearer_token: inline secrets are not allowed; use authorization.credentials_file or ${ENV_VAR}`,
+			`15: targets[0].<<[0]: a merge key (<<) takes mappings, got a number`,
+			`16: targets[1].<<[1]: a merge key (<<) takes mappings, got a list`,
+		},
+		// Alike errors on one line (flow style), each at its own value.
+		"flow": {
+			`3: targets[0].foo: unknown field`,
+			`3: targets[1].foo: unknown field`,
+		},
 		// Unknown fields inside prometheus/common's HTTPClientConfig, which
 		// decodes itself: yaml.v3's KnownFields reaches them.
 		"http_client_config": {

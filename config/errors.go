@@ -90,14 +90,27 @@ func (l *loader) typeErrors(te *yaml.TypeError, root *yaml.Node) {
 		}
 		return true
 	})
+	taken := map[*entry]string{} // the message each entry was given
 	for _, msg := range te.Errors {
 		e := fromYAML(errors.New(msg), l.file, 1, "")
+		raw := e.Msg
 		var at *entry
+		// find picks the first entry on the line that match accepts and
+		// that has not had the same message (flow style puts several
+		// alike on one line: [{foo: 1}, {foo: 2}]).
 		find := func(match func(*entry) bool) {
+			var again *entry
 			for _, c := range byLine[e.Line] {
-				if at == nil && match(c) {
+				switch {
+				case at != nil || !match(c):
+				case taken[c] != raw:
 					at = c
+				case again == nil:
+					again = c
 				}
+			}
+			if at == nil {
+				at = again
 			}
 		}
 		keyed := func(name string) func(*entry) bool {
@@ -112,54 +125,138 @@ func (l *loader) typeErrors(te *yaml.TypeError, root *yaml.Node) {
 			find(keyed(name))
 			e.Msg = "duplicate field (first set at line " + m[2] + ")"
 		} else if m := cannotRE.FindStringSubmatch(e.Msg); m != nil {
-			// The value on the line with that tag and text; if several
-			// (flow style), the one of the type named, else the deepest.
-			best := 0
-			for _, c := range byLine[e.Line] {
-				v := resolve(*c.slot)
-				if v.Line != e.Line || v.ShortTag() != m[1] || !strings.HasPrefix(v.Value, strings.TrimSuffix(m[2], "...")) {
-					continue
-				}
-				score := strings.Count(c.path, ".") + strings.Count(c.path, "[")
-				if c.typ != nil && base(c.typ).String() == m[3] {
-					score += 1000
-				}
-				if at == nil || score > best {
-					at, best = c, score
-				}
-			}
-			if want := shape(at); want != "" && want != describe(resolve(*at.slot)) {
-				e.Msg = "expected " + want + ", got " + describe(resolve(*at.slot))
-			}
+			e.Path = l.cannot(e, m, byLine[e.Line], taken)
+			continue
 		} else {
 			find(func(c *entry) bool { return c.line == e.Line })
 		}
 		if at != nil {
 			e.Path = at.path
+			taken[at] = raw
 		}
 		l.errs = append(l.errs, e)
 	}
 }
 
+// cannot words a "cannot unmarshal TAG `VALUE` into TYPE" error m of
+// yaml.v3, pinned to the value (or complex key) on its line with that tag
+// and text; if several (flow style), the one of the type named, else the
+// deepest; else the deepest entry on the line. Values are not shown where
+// a secret may be (a secret put where a mapping belongs, say).
+func (l *loader) cannot(e *Error, m []string, es []*entry, taken map[*entry]string) string {
+	var at *entry
+	best, isKey := 0, false
+	for _, c := range es {
+		v := resolve(*c.slot)
+		key := c.key != nil && c.key.Kind != yaml.ScalarNode && c.key.Line == e.Line && c.key.ShortTag() == m[1]
+		if !key && (v.Line != e.Line || v.ShortTag() != m[1] || !strings.HasPrefix(v.Value, strings.TrimSuffix(m[2], "..."))) {
+			continue
+		}
+		score := depth(c.path)
+		if !key && c.typ != nil && base(c.typ).String() == m[3] {
+			score += 1000
+		}
+		if taken[c] == e.Msg {
+			score -= 10000
+		}
+		if at == nil || score > best {
+			at, best, isKey = c, score, key
+		}
+	}
+	if at == nil { // the deepest entry on the line
+		for _, c := range es {
+			if at == nil || depth(c.path) > depth(at.path) {
+				at = c
+			}
+		}
+	}
+	l.errs = append(l.errs, e)
+	if at == nil {
+		return ""
+	}
+	taken[at] = e.Msg
+	path := at.path
+	switch got := resolve(*at.slot); {
+	case isKey:
+		e.Msg = "expected a scalar key, got " + kind(at.key)
+		path = parent(at.path)
+	case shape(at, m[3]) != "" && shape(at, m[3]) != kind(got):
+		e.Msg = "expected " + shape(at, m[3]) + ", got " + describe(got, at.path)
+	case m[2] != "" && secretPath(at.path) && !scalarTypeRE.MatchString(m[3]):
+		e.Msg = "cannot unmarshal " + tagKind(m[1]) + " into " + m[3]
+	}
+	return path
+}
+
+// scalarTypeRE matches the Go types whose values yaml.v3 may show in a
+// message where a secret can be: no secret is a number or a boolean.
+var scalarTypeRE = regexp.MustCompile(`^(bool|u?int(8|16|32|64)?|float(32|64))$`)
+
+func depth(path string) int {
+	return strings.Count(path, ".") + strings.Count(path, "[")
+}
+
 // shape is what a value of e's type must be written as, if it is a list or
-// a mapping that yaml.v3 or this package decodes (a type with an
-// UnmarshalYAML of its own may take a scalar).
-func shape(e *entry) string {
+// a mapping that yaml.v3 or this package decodes. A type with an
+// UnmarshalYAML of its own may take a scalar, unless yaml.v3 says it
+// decoded into the type itself or its plain copy (type plain T).
+func shape(e *entry, into string) string {
 	if e == nil || e.typ == nil {
 		return ""
 	}
 	t := base(e.typ)
-	if hasUnmarshaler(t) && t != targetType && t != targetDiscoveryType {
+	if hasUnmarshaler(t) && t != targetDiscoveryType && into != t.String() && !strings.HasSuffix(into, ".plain") {
 		return ""
 	}
 	return map[reflect.Kind]string{reflect.Slice: "a list", reflect.Struct: "a mapping", reflect.Map: "a mapping"}[t.Kind()]
 }
 
-func describe(n *yaml.Node) string {
-	if n.Kind == yaml.ScalarNode {
+// secretPath reports whether a secret may be written at path, or below it:
+// in an http_client_config or a service discovery's config.
+func secretPath(path string) bool {
+	return strings.Contains(path, "http_client_config") || strings.Contains(path, sdSuffix)
+}
+
+// describe is n's kind, and a scalar's value unless a secret may be
+// written at path.
+func describe(n *yaml.Node, path string) string {
+	if n.Kind == yaml.ScalarNode && !secretPath(path) {
 		return strconv.Quote(n.Value)
 	}
-	return map[yaml.Kind]string{yaml.SequenceNode: "a list", yaml.MappingNode: "a mapping"}[n.Kind]
+	return kind(n)
+}
+
+// kind names what n is, never its value.
+func kind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return tagKind(n.ShortTag())
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	return "nothing"
+}
+
+func tagKind(tag string) string {
+	switch tag {
+	case "!!str", "!!binary":
+		return "a string"
+	case "!!int", "!!float":
+		return "a number"
+	case "!!bool":
+		return "a boolean"
+	case "!!null":
+		return "null"
+	case "!!timestamp":
+		return "a timestamp"
+	case "!!seq":
+		return "a list"
+	case "!!map":
+		return "a mapping"
+	}
+	return "a scalar"
 }
 
 // knownKeys are the keys a mapping decoded into t accepts.

@@ -33,10 +33,17 @@ func Load(data []byte, filename string) (*Config, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(l); err != nil && !errors.Is(err, io.EOF) {
 		var e *Error
-		if errors.As(err, &e) {
+		var te *yaml.TypeError
+		switch {
+		case errors.As(err, &e):
 			return nil, e
+		case errors.As(err, &te) && l.root != nil:
+			// Type errors yaml.v3 kept when the loader's decode stopped
+			// early: with the loader's own errors.
+			l.typeErrors(te, l.root)
+		default:
+			return nil, fromYAML(err, filename, 1, "")
 		}
-		return nil, fromYAML(err, filename, 1, "")
 	}
 	if err := joinErrors(l.errs); err != nil {
 		return nil, err

@@ -194,14 +194,40 @@ func fieldType(t reflect.Type, key string) reflect.Type {
 		if t == targetDiscoveryType {
 			return sdType(key)
 		}
+		if mt := inlineMap(t); mt != nil {
+			return mt.Elem()
+		}
 	}
 	return nil
+}
+
+// inlineMaps caches inlineMap: reflect.Type -> reflect.Type (nil if none).
+var inlineMaps sync.Map
+
+// inlineMap is the type of t's `yaml:",inline"` map field, if it has one
+// (prometheus/common's Headers: http_headers.NAME), which takes every key
+// that is not one of t's fields.
+func inlineMap(t reflect.Type) reflect.Type {
+	if m, ok := inlineMaps.Load(t); ok {
+		mt, _ := m.(reflect.Type)
+		return mt
+	}
+	var mt reflect.Type
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		_, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if f.IsExported() && strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Map && f.Type.Key().Kind() == reflect.String {
+			mt = f.Type
+		}
+	}
+	inlineMaps.Store(t, mt)
+	return mt
 }
 
 var fieldsCache sync.Map // reflect.Type -> map[string]reflect.Type
 
 // fields maps the YAML keys of struct type t to field types, following
-// `yaml:",inline"` structs.
+// `yaml:",inline"` structs (an inline map has no key of its own).
 func fields(t reflect.Type) map[string]reflect.Type {
 	if m, ok := fieldsCache.Load(t); ok {
 		return m.(map[string]reflect.Type)
@@ -216,6 +242,7 @@ func fields(t reflect.Type) map[string]reflect.Type {
 			for k, ft := range fields(f.Type) {
 				byKey[k] = ft
 			}
+		case strings.Contains(opts, "inline"): // a map: see inlineMap
 		case name == "":
 			byKey[strings.ToLower(f.Name)] = f.Type
 		default:
