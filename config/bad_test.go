@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -83,7 +85,66 @@ var badConfigs = map[string]string{
 	"basic_auth_string":         `12: targets[0].http_client_config.basic_auth: expected a mapping, got a string`,
 	"complex_label_key":         `11: targets[0].labels: expected a scalar key, got a list`,
 	"merge_scalar":              `11: targets[0].<<: a merge key (<<) takes a mapping or a list of mappings, got a number`,
-	"unknown_header_field":      `14: targets[0].http_client_config.http_headers.X-Api-Key.valuez: unknown field (did you mean "values"?)`,
+	// Secrets in service discovery configs: as in http_client_config.
+	"sd_inline_password":           `11: target_discovery[0].http_sd_configs[0].basic_auth.password: inline secrets are not allowed; use basic_auth.password_file or ${ENV_VAR}`,
+	"sd_inline_credentials":        `11: target_discovery[0].kubernetes_sd_configs[0].authorization.credentials: inline secrets are not allowed; use authorization.credentials_file or ${ENV_VAR}`,
+	"sd_inline_oauth2_secret":      `12: target_discovery[0].kubernetes_sd_configs[0].oauth2.client_secret: inline secrets are not allowed; use oauth2.client_secret_file or ${ENV_VAR}`,
+	"sd_secret_where_mapping_goes": `9: target_discovery[0].http_sd_configs[0].authorization: expected a mapping, got a string`,
+	"unknown_header_field":         `14: targets[0].http_client_config.http_headers.X-Api-Key.valuez: unknown field (did you mean "values"?)`,
+}
+
+// No error shows a secret: every secret in testdata/bad and
+// testdata/errors holds "SECRET", and so do these values of the wrong kind
+// where a secret may be.
+func TestErrorsShowNoSecrets(t *testing.T) {
+	const head = "modules: {chat: {messages: [{role: user, content: hi}]}}\n"
+	const target = "targets: [{name: a, url: 'http://127.0.0.1:8000', model: m, modules: [chat], "
+	const sd = "target_discovery: [{name: p, template: {modules: [chat]}, "
+	inline := []string{
+		target + "http_client_config: {authorization: Bearer sk-SECRET}}]",
+		target + "http_client_config: {proxy_connect_header: {X: pw-SECRET}}}]",
+		target + "http_client_config: {oauth2: {proxy_connect_header: {X: {a: pw-SECRET}}}}}]",
+		target + "http_client_config: {basic_auth: alice:pw-SECRET}}]",
+		target + "http_client_config: {http_headers: {X: {secrets: sk-SECRET}}}}]",
+		target + "http_client_config: {http_headers: {X: sk-SECRET}}}]",
+		target + "http_client_config: sk-SECRET}]",
+		target + "server_metrics: {http_client_config: [sk-SECRET]}}]",
+		target + "http_client_config: {tls_config: sk-SECRET}}]",
+		target + "http_client_config: {<<: sk-SECRET}}]",
+		sd + "http_sd_configs: [{url: 'http://x', authorization: Bearer sk-SECRET}]}]",
+		sd + "http_sd_configs: sk-SECRET}]",
+		sd + "http_sd_configs: [sk-SECRET]}]",
+		sd + "kubernetes_sd_configs: [{role: pod, basic_auth: u:pw-SECRET}]}]",
+		sd + "http_sd_configs: [{url: 'http://x', basic_auth: {username: u, password: pw-SECRET}}]}]",
+		"sk-SECRET",
+	}
+	var files []string
+	for _, dir := range []string{"testdata/bad", "testdata/errors"} {
+		fs, err := filepath.Glob(dir + "/*.yml")
+		if err != nil || len(fs) == 0 {
+			t.Fatal(dir, err)
+		}
+		files = append(files, fs...)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inline = append(inline, string(data))
+	}
+	for i, src := range inline {
+		data := []byte(src)
+		if i < len(inline)-len(files) {
+			data = []byte(head + src + "\n")
+		}
+		_, err := Load(data, "f.yml")
+		if err == nil {
+			t.Errorf("%s: loads", src)
+		} else if strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("error shows a secret:\n%s\nfrom\n%s", err, src)
+		}
+	}
 }
 
 func TestBadConfigs(t *testing.T) {

@@ -18,7 +18,10 @@ import (
 // node tree first, so that it can add what yaml.v3 does not do:
 //
 //   - a bound on what aliases expand to (budget.go);
-//   - ${ENV} secrets in http_client_config, and no inline ones (secrets.go);
+//   - ${ENV} secrets in http_client_config and in the *_sd_configs' HTTP
+//     client fields, and no inline ones (secrets.go);
+//   - merge keys (<<) of a value that is not a mapping, which stop yaml.v3
+//     with neither line nor path (checkMerges);
 //   - a line and a field path for the errors of a type's own UnmarshalYAML
 //     (a bad duration, an HTTPClientConfig that fails Validate): yaml.v3
 //     stops at the first with neither, so the loader decodes each such

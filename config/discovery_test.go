@@ -143,3 +143,43 @@ func TestNewTarget(t *testing.T) {
 		t.Errorf("template changed: %+v", td.Template)
 	}
 }
+
+// A discovery's HTTP client takes its secrets from ${ENV} (or files), as a
+// target's http_client_config does, each list in a copy of its own: an
+// anchor shared with another list keeps its reference.
+func TestTargetDiscoveryEnvSecrets(t *testing.T) {
+	t.Setenv("LLM_PROBER_TEST_TOKEN", "sd-token-value")
+	c := mustLoad(t, `
+modules: {m: {messages: [{role: user, content: hi}]}}
+target_discovery:
+  - name: a
+    http_sd_configs: &sd
+      - url: http://127.0.0.1:9999/sd
+        basic_auth: {username: u, password: "${LLM_PROBER_TEST_TOKEN}"}
+    template: {modules: [m]}
+  - name: b
+    http_sd_configs: *sd
+    kubernetes_sd_configs:
+      - role: pod
+        api_server: https://k8s.example.com
+        authorization: {credentials: "${LLM_PROBER_TEST_TOKEN}"}
+    template: {modules: [m]}
+`)
+	var got []string
+	for _, td := range c.TargetDiscovery {
+		for _, sc := range td.SDConfigs {
+			switch sc := sc.(type) {
+			case *sdhttp.SDConfig:
+				got = append(got, string(sc.HTTPClientConfig.BasicAuth.Password))
+			case *kubernetes.SDConfig:
+				got = append(got, string(sc.HTTPClientConfig.Authorization.Credentials))
+			}
+		}
+	}
+	if strings.Join(got, ",") != "sd-token-value,sd-token-value,sd-token-value" {
+		t.Errorf("secrets %q", got)
+	}
+	if out := c.String(); strings.Contains(out, "sd-token-value") {
+		t.Errorf("redacted config shows the secret:\n%s", out)
+	}
+}

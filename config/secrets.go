@@ -11,7 +11,8 @@ import (
 // Secrets may come only from files or the environment, so that a config
 // file can be committed, shared and shown (/config, logs) without leaking
 // credentials. secretFields matches the secret fields of HTTPClientConfig
-// (paths below it) and gives the file field to use instead, if any.
+// (paths below it, or below a *_sd_configs item, which inlines one) and
+// gives the file field to use instead, if any.
 var secretFields = map[*regexp.Regexp]string{}
 
 func init() {
