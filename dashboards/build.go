@@ -123,6 +123,18 @@ func withLocation(expr string) string {
 	})
 }
 
+// serverSum sums a server-series expression (llm_prober_server_*) by the
+// labels by, counting each server once. Every prober (one per location,
+// HA replicas) scrapes the same server and re-exports its series under its
+// own instance, so a plain sum over instances counts the server once per
+// prober. serverSum sums within each prober's view (over the server's
+// engines, backends, ...), then keeps one view: the largest, as the views
+// differ only by scrape timing. Ratios and quantiles of sums need none of
+// this: the copies cancel out.
+func serverSum(by, expr string) string {
+	return "max by (" + by + ") (sum by (" + by + ", cluster, job, instance) (" + expr + "))"
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func dsRef() common.DataSourceRef {

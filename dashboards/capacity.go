@@ -18,7 +18,7 @@ func ratioOfRates(num, den string) string {
 func capacity() *dashboardBuilder {
 	p := &panelIDs{}
 	b := base("llm-prober-capacity", "llm-prober / Capacity",
-		"Inference-server capacity signals scraped by llm-prober from each target's own /metrics: one row per replica, KV cache (as a ratio, in tokens and in sequences of headroom), scheduler queue, preemptions, caching, speculative decoding, token throughput, workload shape, and GPUs from DCGM exporter.", "capacity").
+		"Inference-server capacity signals scraped by llm-prober from each target's own /metrics: one row per replica, KV cache (as a ratio, in tokens and in sequences of headroom), scheduler queue, preemptions, caching, speculative decoding, token throughput, workload shape, and GPUs from DCGM exporter. Every prober (each location, each replica) re-exports the same server: totals count it once, from the prober that sees the most.", "capacity").
 		WithVariable(gpuJoinVar()).
 		WithRow(p.row("Bottleneck and KV cache")).
 		WithPanel(p.stat("Bottleneck",
@@ -40,8 +40,8 @@ and on (target, model) max by (target, model) (llm_prober_server_kv_cache_usage_
 		WithPanel(p.ts("Running vs waiting requests",
 			"Requests in the running batch and requests waiting to be scheduled, summed over engines. A persistent waiting queue means the server is saturated.",
 			"short", 12, 8, tsOpts{min: zero},
-			q{expr: e(`sum by (target, model) (llm_prober_server_requests_running{SEL})`), legend: "running {{target}} {{model}}"},
-			q{expr: e(`sum by (target, model) (llm_prober_server_requests_waiting{SEL})`), legend: "waiting {{target}} {{model}}"})).
+			q{expr: e(serverSum("target, model", `llm_prober_server_requests_running{SEL}`)), legend: "running {{target}} {{model}}"},
+			q{expr: e(serverSum("target, model", `llm_prober_server_requests_waiting{SEL}`)), legend: "waiting {{target}} {{model}}"})).
 		WithPanel(p.ts("Mean queue time",
 			"Mean time requests spent queued before first being scheduled, from the server's request queue time histogram.",
 			"s", 12, 8, tsOpts{min: zero},
@@ -49,7 +49,7 @@ and on (target, model) max by (target, model) (llm_prober_server_kv_cache_usage_
 		WithPanel(p.ts("Preemption rate",
 			"Requests preempted per second (their KV blocks were freed to make room; they are recomputed later).",
 			"ops", 12, 8, tsOpts{min: zero},
-			q{expr: e(`sum by (target, model) (rate(llm_prober_server_preemptions_total{SEL}[$__rate_interval]))`), legend: "{{target}} {{model}}"})).
+			q{expr: e(serverSum("target, model", `rate(llm_prober_server_preemptions_total{SEL}[$__rate_interval])`)), legend: "{{target}} {{model}}"})).
 		WithPanel(p.ts("Preemptions per finished request",
 			"Preemptions divided by finished requests. Above 1% (the alert threshold) the server is memory bound.",
 			"percentunit", 12, 8, tsOpts{min: zero},
@@ -75,11 +75,11 @@ and on (target, model) max by (target, model) (llm_prober_server_kv_cache_usage_
 		WithPanel(p.ts("Token throughput",
 			"Prompt (prefill) and generated tokens per second processed by the server, all clients included.",
 			"suffix:tok/s", 12, 8, tsOpts{min: zero, stacked: true},
-			q{expr: e(`sum by (target, model) (rate(llm_prober_server_prompt_tokens_total{SEL}[$__rate_interval]))`), legend: "prompt {{target}} {{model}}"},
-			q{expr: e(`sum by (target, model) (rate(llm_prober_server_generation_tokens_total{SEL}[$__rate_interval]))`), legend: "generation {{target}} {{model}}"})).
+			q{expr: e(serverSum("target, model", `rate(llm_prober_server_prompt_tokens_total{SEL}[$__rate_interval])`)), legend: "prompt {{target}} {{model}}"},
+			q{expr: e(serverSum("target, model", `rate(llm_prober_server_generation_tokens_total{SEL}[$__rate_interval])`)), legend: "generation {{target}} {{model}}"})).
 		WithPanel(p.ts("Finished requests by reason",
 			"Requests finished per second by finish reason (stop, length, abort, error, ...).",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
-			q{expr: e(`sum by (target, model, reason) (rate(llm_prober_server_requests_finished_total{SEL}[$__rate_interval]))`), legend: "{{reason}} {{target}} {{model}}"}))
+			q{expr: e(serverSum("target, model, reason", `rate(llm_prober_server_requests_finished_total{SEL}[$__rate_interval])`)), legend: "{{reason}} {{target}} {{model}}"}))
 	return gpus(workloadShape(kvAbsolute(b, p), p), p)
 }

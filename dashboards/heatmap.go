@@ -12,8 +12,14 @@ import (
 // series of a heatmap-format query). exemplar shows the probes' exemplars
 // on the cells, with their probe_id and trace_id.
 func (p *panelIDs) heatmap(title, desc, unit string, w, h uint32, metric string, exemplar bool) *heatmap.PanelBuilder {
+	rate := fmt.Sprintf(`rate(%s_bucket{SEL}[$__rate_interval])`, metric)
+	if !isProbeSeries(metric) {
+		// Each probe is counted by its own prober; the server's requests,
+		// by every prober that re-exports its histogram.
+		rate = serverSum("le, target, model", rate)
+	}
 	x := q{
-		expr:     e(fmt.Sprintf(`sum by (le) (rate(%s_bucket{SEL}[$__rate_interval]))`, metric)),
+		expr:     e("sum by (le) (" + rate + ")"),
 		legend:   "{{le}}",
 		exemplar: exemplar,
 		heatmap:  true,

@@ -34,7 +34,7 @@ func kvAbsolute(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 			"Free KV tokens divided by the mean tokens (prompt + generation) of the target's finished requests: about how many more sequences of today's size fit before requests wait or get preempted. Running sequences for comparison.",
 			"short", 8, 8, tsOpts{min: zero},
 			q{expr: e("(1 - " + kvUsage + ")\n* on (target, engine) " + kvTokens + "\n/ on (target) group_left () " + meanRequestTokens), legend: "headroom {{target}} engine {{engine}}"},
-			q{expr: e(`sum by (target, engine) (llm_prober_server_requests_running{SEL})`), legend: "running {{target}} engine {{engine}}"}).
+			q{expr: e(serverSum("target, engine", `llm_prober_server_requests_running{SEL}`)), legend: "running {{target}} engine {{engine}}"}).
 			NoValue(noSize)).
 		WithPanel(p.stat("KV cache size",
 			"Blocks and tokens per block of each engine, from the server's cache configuration.",
@@ -45,7 +45,7 @@ func kvAbsolute(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 		WithPanel(p.ts("Waiting requests by reason",
 			"Waiting requests split by why they wait, as vLLM reports it (capacity: no room in the batch or KV cache; deferred: LoRA budget, KV transfer or otherwise blocked).",
 			"short", 12, 8, tsOpts{min: zero, stacked: true},
-			q{expr: e(`sum by (target, model, reason) (llm_prober_server_requests_waiting_by_reason{SEL})`), legend: "{{reason}} {{target}} {{model}}"}).
+			q{expr: e(serverSum("target, model, reason", `llm_prober_server_requests_waiting_by_reason{SEL}`)), legend: "{{reason}} {{target}} {{model}}"}).
 			NoValue("The server does not split waiting requests by reason (vLLM since 2026-04 does)")).
 		WithPanel(p.table("LoRA adapters",
 			"The current LoRA adapter set of each target: adapters of running and of waiting requests and the limit (max_lora), from the newest vllm:lora_requests_info series. Empty lists mean no LoRA request right now.",

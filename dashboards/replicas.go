@@ -12,12 +12,12 @@ import (
 var replicaColumns = []struct {
 	name, unit, expr string
 }{
-	{"Running", "short", `sum by (target, engine) (llm_prober_server_requests_running{SEL})`},
-	{"Waiting", "short", `sum by (target, engine) (llm_prober_server_requests_waiting{SEL})`},
+	{"Running", "short", serverSum("target, engine", `llm_prober_server_requests_running{SEL}`)},
+	{"Waiting", "short", serverSum("target, engine", `llm_prober_server_requests_waiting{SEL}`)},
 	{"KV cache", "percentunit", `max by (target, engine) (llm_prober_server_kv_cache_usage_ratio{SEL})`},
-	{"Req/s", "reqps", `sum by (target, engine) (rate(llm_prober_server_requests_finished_total{SEL}[$__rate_interval]))`},
+	{"Req/s", "reqps", serverSum("target, engine", `rate(llm_prober_server_requests_finished_total{SEL}[$__rate_interval])`)},
 	{"TTFT p95", "s", `histogram_quantile(0.95, sum by (le, target, engine) (rate(llm_prober_server_time_to_first_token_seconds_bucket{SEL}[$__rate_interval])))`},
-	{"Preemptions/s", "ops", `sum by (target, engine) (rate(llm_prober_server_preemptions_total{SEL}[$__rate_interval]))`},
+	{"Preemptions/s", "ops", serverSum("target, engine", `rate(llm_prober_server_preemptions_total{SEL}[$__rate_interval])`)},
 	// The process start time has no engine: spread it over the target's engines.
 	{"Uptime", "s", `(time() - max by (target) (llm_prober_server_start_time_seconds{SEL}))
 * on (target) group_right () (0 * max by (target, engine) (llm_prober_server_requests_running{SEL}) + 1)`},

@@ -128,7 +128,7 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 			"short", 12, 8, tsOpts{min: zero},
 			q{expr: e(`sum by (instance) (llm_prober_probes_in_flight{JI})`), legend: "{{instance}}"})).
 		WithPanel(p.ts("Failure ratio by location",
-			"Share of the probes of each target that failed, per location the probers run in (--probe.location). The same target failing from one location while the others reach it is a fault of that location's path (DNS, egress, proxy, a peering link); failing from every location at once, of the server or what every path shares. The recording rules target:llm_prober_probe_failing_locations:count and target:llm_prober_probe_locations:count count the locations at 50 % or more (docs/alerting.md). One line per target when no prober sets a location.",
+			"Share of the probes of each target that failed, per location the probers run in (--probe.location). The same target failing from one location while the others reach it is a fault of that location's path (DNS, egress, proxy, a peering link); failing from every location at once, of the server or what every path shares. The recording rules target:llm_prober_probe_failing_locations:count and target:llm_prober_probe_locations:count count the locations where more than 50 % failed (docs/alerting.md). One line per target when no prober sets a location.",
 			"percentunit", 24, 8, tsOpts{min: zero, max: one},
 			q{expr: e(`(
   sum by (location, target, model) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))

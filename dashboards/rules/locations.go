@@ -1,8 +1,12 @@
 package rules
 
-// failingRatio is the failure ratio from which a location counts as
-// failing a target: the threshold of LLMProberProbesFailing and
-// LLMProberTargetUnreachable.
+// failingRatio is the failure ratio above which a location counts as
+// failing a target: more than half of its probes failed, the comparison of
+// LLMProberProbesFailing (> 0.5). That alert judges each module of each
+// prober; a location is judged on all its probes of the target, every
+// module and failure reason together. LLMProberTargetUnreachable differs:
+// it counts only the failures before the server answered, and fires from
+// 0.5 inclusive.
 const failingRatio = "0.5"
 
 // locationGroup records, per target, how it fares from each location and
@@ -32,11 +36,12 @@ func locationGroup(c Config) Group {
 			{Comment: "Locations that probed the target over the last 5m.",
 				Record: "target:llm_prober_probe_locations:count",
 				Expr:   "count by (target, model) (target_location:llm_prober_probe_failures:ratio_rate5m)"},
-			{Comment: "Locations from which at least " + failingRatio + " of its probes failed: 0 healthy;\n" +
+			{Comment: "Locations from which more than " + failingRatio + " of its probes failed (any module,\n" +
+				"any reason; LLMProberProbesFailing's comparison): 0 healthy;\n" +
 				"between 0 and the location count, a network fault of those locations;\n" +
 				"equal to a location count of 2 or more, a server fault.",
 				Record: "target:llm_prober_probe_failing_locations:count", Expr: `
-count by (target, model) (target_location:llm_prober_probe_failures:ratio_rate5m >= ` + failingRatio + `)
+count by (target, model) (target_location:llm_prober_probe_failures:ratio_rate5m > ` + failingRatio + `)
 or
 0 * target:llm_prober_probe_locations:count`},
 		},

@@ -14,7 +14,7 @@ func probeAlertGroup(c Config) Group {
 				Expr: c.expand(`
 sum by (<TM>, module) (rate(llm_prober_probe_failures_total{SEL}[5m]))
 / sum by (<TM>, module) (rate(llm_prober_probes_total{SEL}[5m]))
-> 0.5
+> ` + failingRatio + `
 ` + targetPresent),
 				For:    "5m",
 				Labels: map[string]string{"severity": "warning"},
