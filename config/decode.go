@@ -20,8 +20,9 @@ import (
 //   - a bound on what aliases expand to (budget.go);
 //   - ${ENV} secrets in http_client_config and in the *_sd_configs' HTTP
 //     client fields, and no inline ones (secrets.go);
-//   - merge keys (<<) of a value that is not a mapping, which stop yaml.v3
-//     with neither line nor path (checkMerges);
+//   - merge keys (<<) of a value that is not a mapping, and keys that are
+//     not scalars, which stop yaml.v3 with neither line nor path
+//     (checkKeys);
 //   - a line and a field path for the errors of a type's own UnmarshalYAML
 //     (a bad duration, an HTTPClientConfig that fails Validate): yaml.v3
 //     stops at the first with neither, so the loader decodes each such
@@ -64,7 +65,7 @@ func (l *loader) UnmarshalYAML(unmarshal func(any) error) error {
 		return &Error{File: l.file, Line: root.n.Line, Msg: "expected a mapping, got " + kind(root.n)}
 	}
 	l.root = root.n
-	l.checkMerges(root.n, nil)
+	l.checkKeys(root.n, nil)
 	walk(root.n, configType, "", 0, l.record)
 	walk(root.n, configType, "", 0, l.check)
 	var te *yaml.TypeError
@@ -85,14 +86,29 @@ func (o *nodeOf) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// checkMerges reports the merge keys (<<) below n whose value is not a
-// mapping, an alias to one or a list of those, and puts an empty mapping in
-// place of the value (or of the list item): yaml.v3 would stop at the first
-// with an error of no line or path, and drop every other error. It walks
-// the document as written (an anchored value once, where it is defined);
-// the path is only built for an error (a deep document would make building
-// each one quadratic).
-func (l *loader) checkMerges(n *yaml.Node, at *step) {
+// checkKeys reports what would stop yaml.v3 with an error of no line or
+// path, dropping every other error, and takes it out of the document:
+//
+//   - a merge key (<<) whose value is not a mapping, an alias to one or a
+//     list of those: its value (or list item) becomes an empty mapping;
+//   - a key that is not a scalar (? [a] : b), which no mapping of a config
+//     takes (in a free-form value, yaml.v3 stops at it): the pair goes.
+//
+// It walks the document as written (an anchored value once, where it is
+// defined); the path is only built for an error (a deep document would
+// make building each one quadratic).
+func (l *loader) checkKeys(n *yaml.Node, at *step) {
+	if n.Kind == yaml.MappingNode {
+		kept := n.Content[:0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := resolve(n.Content[i]); k.Kind != yaml.ScalarNode {
+				l.errorf(n.Content[i].Line, at.path(), "expected a scalar key, got %s", kind(k))
+				continue
+			}
+			kept = append(kept, n.Content[i], n.Content[i+1])
+		}
+		n.Content = kept
+	}
 	isMap := func(v *yaml.Node) bool {
 		return v.Kind == yaml.MappingNode || v.Kind == yaml.AliasNode && v.Alias != nil && v.Alias.Kind == yaml.MappingNode
 	}
@@ -121,7 +137,7 @@ func (l *loader) checkMerges(n *yaml.Node, at *step) {
 			}
 		}
 		if c.Kind != yaml.AliasNode {
-			l.checkMerges(c, here)
+			l.checkKeys(c, here)
 		}
 	}
 }

@@ -45,6 +45,16 @@ func TestEveryErrorReported(t *testing.T) {
 			`15: targets[0].<<[0]: a merge key (<<) takes mappings, got a number`,
 			`16: targets[1].<<[1]: a merge key (<<) takes mappings, got a list`,
 		},
+		"keys": {
+			`6: modules.chat.bogus: unknown field`,
+			`8: modules.chat.extra_body.x: expected a scalar key, got a list`,
+			`15: targets[0].labels: expected a scalar key, got a mapping`,
+		},
+		"aliasing": {
+			`3: document contains excessive aliasing`,
+			`6: modules.chat.bogus: unknown field`,
+			`19: targets[0].interval: unknown unit " seconds" in duration "5 seconds"`,
+		},
 		// Alike errors on one line (flow style), each at its own value.
 		"flow": {
 			`3: targets[0].foo: unknown field`,

@@ -139,28 +139,28 @@ func (l *loader) typeErrors(te *yaml.TypeError, root *yaml.Node) {
 }
 
 // cannot words a "cannot unmarshal TAG `VALUE` into TYPE" error m of
-// yaml.v3, pinned to the value (or complex key) on its line with that tag
-// and text; if several (flow style), the one of the type named, else the
-// deepest; else the deepest entry on the line. Values are not shown where
-// a secret may be (a secret put where a mapping belongs, say).
+// yaml.v3, pinned to the value on its line with that tag and text; if
+// several (flow style), the one of the type named, else the deepest; else
+// the deepest entry on the line. (A key that is not a scalar never gets
+// here: see checkKeys.) Values are not shown where a secret may be (a
+// secret put where a mapping belongs, say).
 func (l *loader) cannot(e *Error, m []string, es []*entry, taken map[*entry]string) string {
 	var at *entry
-	best, isKey := 0, false
+	best := 0
 	for _, c := range es {
 		v := resolve(*c.slot)
-		key := c.key != nil && c.key.Kind != yaml.ScalarNode && c.key.Line == e.Line && c.key.ShortTag() == m[1]
-		if !key && (v.Line != e.Line || v.ShortTag() != m[1] || !strings.HasPrefix(v.Value, strings.TrimSuffix(m[2], "..."))) {
+		if v.Line != e.Line || v.ShortTag() != m[1] || !strings.HasPrefix(v.Value, strings.TrimSuffix(m[2], "...")) {
 			continue
 		}
 		score := depth(c.path)
-		if !key && c.typ != nil && base(c.typ).String() == m[3] {
+		if c.typ != nil && base(c.typ).String() == m[3] {
 			score += 1000
 		}
 		if taken[c] == e.Msg {
 			score -= 10000
 		}
 		if at == nil || score > best {
-			at, best, isKey = c, score, key
+			at, best = c, score
 		}
 	}
 	if at == nil { // the deepest entry on the line
@@ -175,17 +175,13 @@ func (l *loader) cannot(e *Error, m []string, es []*entry, taken map[*entry]stri
 		return ""
 	}
 	taken[at] = e.Msg
-	path := at.path
 	switch got := resolve(*at.slot); {
-	case isKey:
-		e.Msg = "expected a scalar key, got " + kind(at.key)
-		path = parent(at.path)
 	case shape(at, m[3]) != "" && shape(at, m[3]) != kind(got):
 		e.Msg = "expected " + shape(at, m[3]) + ", got " + describe(got, at.path)
 	case m[2] != "" && secretPath(at.path) && !scalarTypeRE.MatchString(m[3]):
 		e.Msg = "cannot unmarshal " + tagKind(m[1]) + " into " + m[3]
 	}
-	return path
+	return at.path
 }
 
 // scalarTypeRE matches the Go types whose values yaml.v3 may show in a
