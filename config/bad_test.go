@@ -116,7 +116,11 @@ func TestErrorsShowNoSecrets(t *testing.T) {
 		sd + "http_sd_configs: [sk-SECRET]}]",
 		sd + "kubernetes_sd_configs: [{role: pod, basic_auth: u:pw-SECRET}]}]",
 		sd + "http_sd_configs: [{url: 'http://x', basic_auth: {username: u, password: pw-SECRET}}]}]",
-		"sk-SECRET",
+		// A type's own error may quote a URL it could not parse.
+		target + "http_client_config: {proxy_url: 'http://u:pw-SECRET@h:x'}}]",
+		target + "http_client_config: {proxy_url: 'http://u:pw/SECRET@h'}}]",
+		sd + "http_sd_configs: [{url: 'http://u:pw-SECRET@h:x'}]}]",
+		sd + "kubernetes_sd_configs: [{role: pod, api_server: 'http://u:pw-SECRET@h:x'}]}]",
 	}
 	var files []string
 	for _, dir := range []string{"testdata/bad", "testdata/errors"} {

@@ -46,8 +46,13 @@ func fromYAML(err error, file string, line int, path string) *Error {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}
-	return &Error{File: file, Line: line, Path: path, Msg: msg}
+	return &Error{File: file, Line: line, Path: path, Msg: userinfoRE.ReplaceAllString(msg, "${1}xxxxx@")}
 }
+
+// userinfoRE finds the user:password@ of a URL in a message: a type's
+// UnmarshalYAML may quote the URL it could not parse (a proxy_url, an SD
+// config's url or api_server), and a password is a secret.
+var userinfoRE = regexp.MustCompile("([a-zA-Z][a-zA-Z0-9+.-]*://)[^\\s\"'`]*@")
 
 // joinErrors sorts errs by line (keeping their order within a line), drops
 // repeats (an error in an anchor is found at each alias) and joins them.
