@@ -18,7 +18,9 @@ import (
 //
 //	llm-prober.yml:14: targets[1].timeout: timeout 30s is greater than interval 15s
 //
-// Path is empty only for YAML syntax errors, which have no field yet.
+// Path is empty only for YAML syntax errors, which have no field yet, and
+// errors about the document as a whole (not a mapping, a key of its own
+// that is not a scalar, excessive aliasing).
 // Load and LoadFile return every error of a file, one *Error each, joined
 // with errors.Join in line order (a single error is returned as is).
 type Error struct {
