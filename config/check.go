@@ -19,9 +19,16 @@ type checker struct {
 	errs  []*Error
 }
 
+// Checks record every error in c.errs and those that return one also
+// return it (fail), so that a caller can skip the checks that depend on a
+// value; callers that need not do so discard it (_ =).
+
 // errf records an *Error at path, or at its nearest ancestor written in the
-// file when path itself was not (e.g. an inherited timeout), and returns it.
-func (c *checker) errf(path, format string, args ...any) error {
+// file when path itself was not (e.g. an inherited timeout).
+func (c *checker) errf(path, format string, args ...any) { _ = c.fail(path, format, args...) }
+
+// fail is errf that also returns the error.
+func (c *checker) fail(path, format string, args ...any) error {
 	line := 1
 	for p := path; p != ""; p = parent(p) {
 		if l, ok := c.lines[p]; ok {
@@ -42,7 +49,7 @@ func (c *checker) set(path string) bool {
 // config checks everything; the errors are in c.errs.
 func (c *checker) config(cfg *Config) {
 	c.global(&cfg.Global)
-	cfg.Tracing.check(c)
+	_ = cfg.Tracing.check(c)
 	// Modules in file order, as their errors are reported.
 	names := make([]string, 0, len(cfg.Modules))
 	for name := range cfg.Modules {
@@ -74,11 +81,11 @@ func (c *checker) config(cfg *Config) {
 
 func (c *checker) global(g *Global) {
 	if c.positive(&g.Interval, "global.interval", model.Duration(DefaultInterval)) == nil {
-		c.timeout(&g.Timeout, g.Interval, "global", model.Duration(DefaultTimeout))
+		_ = c.timeout(&g.Timeout, g.Interval, "global", model.Duration(DefaultTimeout))
 	}
-	c.positive(&g.KeepAliveTimeout, "global.keep_alive_timeout", model.Duration(DefaultKeepAliveTimeout))
-	c.location("global.location", g.Location)
-	c.warmup("global.warmup", &g.Warmup, defaultWarmup)
+	_ = c.positive(&g.KeepAliveTimeout, "global.keep_alive_timeout", model.Duration(DefaultKeepAliveTimeout))
+	_ = c.location("global.location", g.Location)
+	_ = c.warmup("global.warmup", &g.Warmup, defaultWarmup)
 	switch {
 	case !c.set("global.max_concurrent_probes"):
 		g.MaxConcurrentProbes = DefaultMaxConcurrentProbes
@@ -94,7 +101,7 @@ func (c *checker) positive(d *model.Duration, path string, def model.Duration) e
 		return nil
 	}
 	if *d <= 0 {
-		return c.errf(path, "%s must be greater than 0", path[len(parent(path))+1:])
+		return c.fail(path, "%s must be greater than 0", path[len(parent(path))+1:])
 	}
 	return nil
 }
@@ -110,7 +117,7 @@ func (c *checker) timeout(t *model.Duration, interval model.Duration, parentPath
 		return err
 	}
 	if *t > interval {
-		return c.errf(path, "timeout %s is greater than interval %s", *t, interval)
+		return c.fail(path, "timeout %s is greater than interval %s", *t, interval)
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func (c *checker) template(path string, td *TargetDiscovery, cfg *Config) {
 	if noModel {
 		t.Model = templateModel
 	}
-	c.target(path, t, cfg)
+	_ = c.target(path, t, cfg)
 	t.Name, t.URL = "", ""
 	if noModel {
 		t.Model = ""
@@ -74,7 +74,7 @@ func (c *checker) template(path string, td *TargetDiscovery, cfg *Config) {
 
 func (c *checker) location(path, loc string) error {
 	if err := CheckLocation(loc); err != nil {
-		return c.errf(path, "%v", err)
+		return c.fail(path, "%v", err)
 	}
 	return nil
 }

@@ -30,18 +30,18 @@ var chatRoles = []string{"system", "developer", "user", "assistant"}
 func (c *checker) name(path, kind, name string) error {
 	switch {
 	case name == "":
-		return c.errf(path, "a %s needs a name", kind)
+		return c.fail(path, "a %s needs a name", kind)
 	case len(name) > maxNameLen:
-		return c.errf(path, "name %q is longer than %d characters", name, maxNameLen)
+		return c.fail(path, "name %q is longer than %d characters", name, maxNameLen)
 	case !nameRE.MatchString(name):
-		return c.errf(path, "name %q must match %s", name, nameRE)
+		return c.fail(path, "name %q must match %s", name, nameRE)
 	}
 	return nil
 }
 
 func (c *checker) module(name string, m *Module) {
 	path := join("modules", name)
-	c.name(path, "module", name)
+	_ = c.name(path, "module", name)
 	if m == nil {
 		c.errf(path, "module is empty")
 		return
@@ -49,7 +49,7 @@ func (c *checker) module(name string, m *Module) {
 	if m.API == "" {
 		m.API = APIChat
 	}
-	c.moduleInput(path, m)
+	_ = c.moduleInput(path, m)
 	c.cache(path, m)
 	switch {
 	case !c.set(path + ".max_tokens"):
@@ -85,10 +85,10 @@ func (c *checker) moduleInput(path string, m *Module) error {
 	switch m.API {
 	case APIChat:
 		if m.Prompt != "" {
-			return c.errf(path+".prompt", "prompt is for completions modules; chat modules use messages")
+			return c.fail(path+".prompt", "prompt is for completions modules; chat modules use messages")
 		}
 		if len(m.Messages) == 0 && m.PromptTokens == 0 {
-			return c.errf(path+".messages", "a chat module needs at least one message (or prompt_tokens)")
+			return c.fail(path+".messages", "a chat module needs at least one message (or prompt_tokens)")
 		}
 		for i, msg := range m.Messages {
 			if !slices.Contains(chatRoles, msg.Role) {
@@ -97,13 +97,13 @@ func (c *checker) moduleInput(path string, m *Module) error {
 		}
 	case APICompletions:
 		if len(m.Messages) > 0 {
-			return c.errf(path+".messages", "messages are for chat modules; completions modules use prompt")
+			return c.fail(path+".messages", "messages are for chat modules; completions modules use prompt")
 		}
 		if m.Prompt == "" && m.PromptTokens == 0 {
-			return c.errf(path+".prompt", "a completions module needs a prompt (or prompt_tokens)")
+			return c.fail(path+".prompt", "a completions module needs a prompt (or prompt_tokens)")
 		}
 	default:
-		return c.errf(path+".api", "unknown api %q (want %q or %q)", m.API, APIChat, APICompletions)
+		return c.fail(path+".api", "unknown api %q (want %q or %q)", m.API, APIChat, APICompletions)
 	}
 	return nil
 }

@@ -26,14 +26,14 @@ const defaultServerMetricsTimeout = model.Duration(10e9) // 10s
 // target checks a target; it returns an error if any check failed.
 func (c *checker) target(path string, t *Target, cfg *Config) error {
 	if t == nil {
-		return c.errf(path, "target is empty")
+		return c.fail(path, "target is empty")
 	}
 	n := len(c.errs)
 	if c.set(path + ".discovered_by") {
 		c.errf(path+".discovered_by", "discovered_by is set by the prober, not the file")
 	}
-	c.name(path+".name", "target", t.Name)
-	c.url(path+".url", t)
+	_ = c.name(path+".name", "target", t.Name)
+	_ = c.url(path+".url", t)
 	if t.Model == "" {
 		c.errf(path+".model", "a target needs a model")
 	}
@@ -43,13 +43,13 @@ func (c *checker) target(path string, t *Target, cfg *Config) error {
 	if !slices.Contains(backends, t.Backend) {
 		c.errf(path+".backend", "unknown backend %q (want one of %v)", t.Backend, backends)
 	}
-	c.targetModules(path+".modules", t, cfg)
+	_ = c.targetModules(path+".modules", t, cfg)
 	if c.positive(&t.Interval, path+".interval", cfg.Global.Interval) == nil {
-		c.timeout(&t.Timeout, t.Interval, path, cfg.Global.Timeout)
-		c.serverMetrics(path+".server_metrics", &t.ServerMetrics, t.Interval)
+		_ = c.timeout(&t.Timeout, t.Interval, path, cfg.Global.Timeout)
+		_ = c.serverMetrics(path+".server_metrics", &t.ServerMetrics, t.Interval)
 	}
-	c.labels(path+".labels", t.Labels)
-	c.warmup(path+".warmup", &t.Warmup, cfg.Global.Warmup)
+	_ = c.labels(path+".labels", t.Labels)
+	_ = c.warmup(path+".warmup", &t.Warmup, cfg.Global.Warmup)
 	if len(c.errs) > n {
 		return c.errs[n]
 	}
@@ -60,31 +60,31 @@ func (c *checker) target(path string, t *Target, cfg *Config) error {
 // they are kept out of logs and the info metric.
 func (c *checker) url(path string, t *Target) error {
 	if t.URL == "" {
-		return c.errf(path, "a target needs a url")
+		return c.fail(path, "a target needs a url")
 	}
 	u, err := url.Parse(t.URL)
 	var ue *url.Error
 	switch {
 	case errors.As(err, &ue): // ue.Err only: the whole error repeats the URL
-		return c.errf(path, "invalid url: %v", ue.Err)
+		return c.fail(path, "invalid url: %v", ue.Err)
 	case err != nil:
-		return c.errf(path, "invalid url: %v", err)
+		return c.fail(path, "invalid url: %v", err)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return c.errf(path, "url %q must start with http:// or https://", t.RedactedURL())
+		return c.fail(path, "url %q must start with http:// or https://", t.RedactedURL())
 	case u.User != nil:
-		return c.errf(path, "url must not contain credentials; use http_client_config.basic_auth or authorization")
+		return c.fail(path, "url must not contain credentials; use http_client_config.basic_auth or authorization")
 	case u.Host == "":
-		return c.errf(path, "url %q has no host", t.RedactedURL())
+		return c.fail(path, "url %q has no host", t.RedactedURL())
 	case u.Fragment != "":
-		return c.errf(path, "url must not have a #fragment")
+		return c.fail(path, "url must not have a #fragment")
 	case apiSuffix(u.Path) != "":
 		// The prober appends the endpoint to the URL: a base URL copied
 		// from an OpenAI SDK (".../v1") would probe /v1/v1/chat/completions.
-		return c.errf(path, "url %q ends in %s: drop it, llm-prober adds /v1/chat/completions or /v1/completions itself", t.RedactedURL(), apiSuffix(u.Path))
+		return c.fail(path, "url %q ends in %s: drop it, llm-prober adds /v1/chat/completions or /v1/completions itself", t.RedactedURL(), apiSuffix(u.Path))
 	case u.RawQuery != "" || u.ForceQuery:
 		// Paths are appended to the URL, and a query (often an API key)
 		// would be mangled and shown on /config.
-		return c.errf(path, "url must not have a ?query; put credentials in http_client_config and headers in http_client_config.http_headers")
+		return c.fail(path, "url must not have a ?query; put credentials in http_client_config and headers in http_client_config.http_headers")
 	}
 	t.URL = strings.TrimRight(t.URL, "/")
 	return nil
@@ -103,14 +103,14 @@ func apiSuffix(path string) string {
 
 func (c *checker) targetModules(path string, t *Target, cfg *Config) error {
 	if len(t.Modules) == 0 {
-		return c.errf(path, "a target needs at least one module")
+		return c.fail(path, "a target needs at least one module")
 	}
 	var err error
 	for i, name := range t.Modules {
 		if _, ok := cfg.Modules[name]; !ok {
-			err = c.errf(index(path, i), "unknown module %q%s", name, hint(name, slices.Collect(maps.Keys(cfg.Modules))))
+			err = c.fail(index(path, i), "unknown module %q%s", name, hint(name, slices.Collect(maps.Keys(cfg.Modules))))
 		} else if slices.Index(t.Modules, name) < i {
-			err = c.errf(index(path, i), "module %q is listed twice", name)
+			err = c.fail(index(path, i), "module %q is listed twice", name)
 		}
 	}
 	return err
@@ -119,7 +119,7 @@ func (c *checker) targetModules(path string, t *Target, cfg *Config) error {
 // labels checks user labels, which are exported only on the info metric.
 func (c *checker) labels(path string, ls model.LabelSet) error {
 	if len(ls) > MaxTargetLabels {
-		return c.errf(path, "%d labels; at most %d are allowed", len(ls), MaxTargetLabels)
+		return c.fail(path, "%d labels; at most %d are allowed", len(ls), MaxTargetLabels)
 	}
 	names := make([]string, 0, len(ls))
 	for n := range ls {
@@ -131,11 +131,11 @@ func (c *checker) labels(path string, ls model.LabelSet) error {
 		p := join(path, n)
 		switch {
 		case !model.LegacyValidation.IsValidLabelName(n) || strings.HasPrefix(n, "__"):
-			err = c.errf(p, "invalid label name %q (want [a-zA-Z_][a-zA-Z0-9_]*, not starting with __)", n)
+			err = c.fail(p, "invalid label name %q (want [a-zA-Z_][a-zA-Z0-9_]*, not starting with __)", n)
 		case slices.Contains(reservedLabels, n):
-			err = c.errf(p, "label name %q is reserved by llm-prober", n)
+			err = c.fail(p, "label name %q is reserved by llm-prober", n)
 		case !utf8.ValidString(string(ls[model.LabelName(n)])):
-			err = c.errf(p, "label value is not valid UTF-8")
+			err = c.fail(p, "label value is not valid UTF-8")
 		}
 	}
 	return err

@@ -70,7 +70,7 @@ func (c *checker) discovered(t *Target) error {
 		return err
 	}
 	if !isBackend(t.Backend) {
-		return c.errf("backend", "unknown backend %q (want one of %v)", t.Backend, backends)
+		return c.fail("backend", "unknown backend %q (want one of %v)", t.Backend, backends)
 	}
 	return nil
 }

@@ -34,10 +34,10 @@ func (t *Tracing) check(c *checker) error {
 	}
 	u, err := url.Parse(t.OTLPEndpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return c.errf("tracing.otlp_endpoint", "%q is not an http(s) URL with a host (e.g. http://otel-collector:4318/v1/traces)", t.OTLPEndpoint)
+		return c.fail("tracing.otlp_endpoint", "%q is not an http(s) URL with a host (e.g. http://otel-collector:4318/v1/traces)", t.OTLPEndpoint)
 	}
 	if t.Timeout < 0 {
-		return c.errf("tracing.timeout", "must not be negative")
+		return c.fail("tracing.timeout", "must not be negative")
 	}
 	return nil
 }

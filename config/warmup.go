@@ -40,7 +40,7 @@ func (c *checker) warmup(path string, w *Warmup, def Warmup) error {
 	if !c.set(path + ".probes") {
 		w.Probes = def.Probes
 	} else if w.Probes < 0 || w.Probes > MaxWarmupProbes {
-		return c.errf(path+".probes", "probes must be between 0 (off) and %d, got %d", MaxWarmupProbes, w.Probes)
+		return c.fail(path+".probes", "probes must be between 0 (off) and %d, got %d", MaxWarmupProbes, w.Probes)
 	}
 	return c.positive(&w.Duration, path+".duration", def.Duration)
 }
