@@ -109,7 +109,7 @@ func (g *gen) write(kind ChunkKind, tokens int, content bool, b []byte) {
 		g.err = err
 		return
 	}
-	g.tr.Chunks = append(g.tr.Chunks, Chunk{At: at, Kind: kind, Tokens: tokens, Content: content})
+	g.tr.Chunks = append(g.tr.Chunks, Chunk{At: at, Sent: time.Now(), Kind: kind, Tokens: tokens, Content: content})
 }
 
 // done writes data: [DONE], publishing the trace just before.
@@ -117,8 +117,8 @@ func (g *gen) done() {
 	at := time.Now()
 	g.tr.Chunks = append(g.tr.Chunks, Chunk{At: at, Kind: KindDone})
 	g.publish(at)
-	if _, err := g.w.Write([]byte("data: [DONE]\n\n")); err == nil {
-		_ = g.rc.Flush()
+	if _, err := g.w.Write([]byte("data: [DONE]\n\n")); err == nil && g.rc.Flush() == nil {
+		g.s.traces.sent(g.tr, time.Now())
 	}
 }
 

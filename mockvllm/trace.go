@@ -24,7 +24,13 @@ const (
 type Chunk struct {
 	// At is taken immediately BEFORE the write, so a client can only
 	// receive the data later than At.
-	At   time.Time
+	At time.Time
+	// Sent is taken immediately AFTER the write and flush returned, so
+	// the kernel had the bytes by then. [At, Sent] brackets the true send
+	// time: on a loaded machine (or over TLS, which encrypts in between)
+	// the writer can be descheduled inside it, which is the server's
+	// delay, not the client's error.
+	Sent time.Time
 	Kind ChunkKind
 	// Tokens is the number of newly generated tokens carried.
 	Tokens int
@@ -75,7 +81,7 @@ func newTraceStore(capacity int) *traceStore {
 	return &traceStore{ring: make([]*Trace, capacity), byID: make(map[string]*Trace, capacity)}
 }
 
-// put stores t, which must not be modified afterwards.
+// put stores t, which must not be modified afterwards but through sent.
 func (ts *traceStore) put(t *Trace) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -89,12 +95,20 @@ func (ts *traceStore) put(t *Trace) {
 
 func (ts *traceStore) get(id string) (Trace, bool) {
 	ts.mu.Lock()
+	defer ts.mu.Unlock()
 	t, ok := ts.byID[id]
-	ts.mu.Unlock()
 	if !ok {
 		return Trace{}, false
 	}
 	c := *t
 	c.Chunks = slices.Clone(t.Chunks)
 	return c, true
+}
+
+// sent stamps the last chunk of a published trace: [DONE] is written
+// after publishing (a client that read it may ask for the trace at once).
+func (ts *traceStore) sent(t *Trace, at time.Time) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t.Chunks[len(t.Chunks)-1].Sent = at
 }

@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
 // The mock runs in this process, so its true write times and the prober's
-// readings share one monotonic clock: the error of a reading is how late
-// the prober saw a chunk (or a gap) compared with when it was written.
+// readings share one monotonic clock: the error of a reading is how far
+// it falls outside the interval in which the chunk (or gap) was written.
 func TestMeasurementAccuracy(t *testing.T) {
 	for _, c := range []struct {
 		streams   int
@@ -35,15 +36,26 @@ func TestMeasurementAccuracy(t *testing.T) {
 			if raceEnabled {
 				c.p99Bound = 500 * time.Millisecond
 			}
+			lag := testutil.StartSchedLag()
 			ttftErr, itlErr, e2eErr := accuracyRun(t, c.streams, c.maxTokens, c.tls)
+			// A reader that waited for a CPU reads queued chunks together,
+			// under the last one's kernel stamp: the machine's own lateness
+			// is allowed on top of the bound (p50 must stay exact). The
+			// product's figures on a quiet machine: docs/benchmarks.md.
+			worst, lagP99 := lag.Stop()
+			bound := c.p99Bound + worst
+			t.Logf("scheduler lateness during the run: p99 %v, worst %v; p99 bound %v", lagP99, worst, bound)
 			if len(ttftErr) != c.streams || len(itlErr) != c.streams*(c.maxTokens-1) {
 				t.Fatalf("%d TTFT and %d ITL samples, want %d and %d", len(ttftErr), len(itlErr), c.streams, c.streams*(c.maxTokens-1))
 			}
 			for name, errs := range map[string][]time.Duration{"TTFT": ttftErr, "ITL": itlErr, "E2EL": e2eErr} {
 				p50, p99, mx := absPercentile(errs, 0.5), absPercentile(errs, 0.99), absPercentile(errs, 1)
 				t.Logf("%s error over %d samples: p50 %v p99 %v max %v", name, len(errs), p50, p99, mx)
-				if p99 > c.p99Bound {
-					t.Errorf("%s p99 error %v exceeds %v", name, p99, c.p99Bound)
+				if p99 > bound {
+					t.Errorf("%s p99 error %v exceeds %v", name, p99, bound)
+				}
+				if p50 > time.Millisecond {
+					t.Errorf("%s p50 error %v exceeds 1ms: readings are not the writes they report", name, p50)
 				}
 				// A reading can never precede the write it reports: a
 				// negative error means the wrong chunk or start was used.
@@ -58,7 +70,12 @@ func TestMeasurementAccuracy(t *testing.T) {
 
 func accuracyRun(t *testing.T, streams, maxTokens int, tls bool) (ttftErr, itlErr, e2eErr []time.Duration) {
 	o := mockvllm.DefaultOptions()
-	o.TTFT = mockvllm.Dist{Mean: 50 * time.Millisecond}
+	// First tokens come well after the last stream's start: over TLS, 100
+	// handshakes keep both CPUs of a small machine busy for ~200 ms, and a
+	// reader that waits for a CPU then reads its first chunks together,
+	// under the later one's kernel stamp (TTFT p99 119-396 ms at load 17
+	// with a 50 ms TTFT).
+	o.TTFT = mockvllm.Dist{Mean: 300 * time.Millisecond}
 	o.ITL = mockvllm.Dist{Mean: 10 * time.Millisecond}
 	o.MaxRunning, o.KVBlocks = 0, 0 // no queueing: every stream runs at once
 	mock := mockvllm.New(o)
@@ -89,7 +106,7 @@ func accuracyRun(t *testing.T, streams, maxTokens int, tls bool) (ttftErr, itlEr
 		go func() {
 			defer wg.Done()
 			// Staggered like the scheduler's random phases, yet all
-			// streams still overlap (each lasts ~450 ms).
+			// streams still overlap (each lasts ~700 ms).
 			time.Sleep(time.Duration(i) * time.Millisecond)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -99,19 +116,19 @@ func accuracyRun(t *testing.T, streams, maxTokens int, tls bool) (ttftErr, itlEr
 				t.Errorf("probe %s: %s %v, %d tokens, kernel times %v", id, r.Reason, r.Err, r.OutputTokens, r.KernelTimes)
 				return
 			}
-			tr, ok := mock.Emissions(id)
+			tr, ok := sentTrace(mock, id)
 			if !ok {
-				t.Errorf("no trace for %s", id)
+				t.Errorf("no complete trace for %s", id)
 				return
 			}
-			var content []time.Time
-			var done time.Time
+			var content []mockvllm.Chunk
+			var done mockvllm.Chunk
 			for _, ch := range tr.Chunks {
 				switch {
 				case ch.Content:
-					content = append(content, ch.At)
+					content = append(content, ch)
 				case ch.Kind == mockvllm.KindDone:
-					done = ch.At
+					done = ch
 				}
 			}
 			if len(r.ITL) != len(content)-1 {
@@ -120,15 +137,45 @@ func accuracyRun(t *testing.T, streams, maxTokens int, tls bool) (ttftErr, itlEr
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			ttftErr = append(ttftErr, r.Start.Add(r.TTFT).Sub(content[0]))
-			e2eErr = append(e2eErr, r.Start.Add(r.E2EL).Sub(done))
+			ttftErr = append(ttftErr, outside(r.Start.Add(r.TTFT).Sub(content[0].At), 0, content[0].Sent.Sub(content[0].At)))
+			e2eErr = append(e2eErr, outside(r.Start.Add(r.E2EL).Sub(done.At), 0, done.Sent.Sub(done.At)))
 			for k, gap := range r.ITL {
-				itlErr = append(itlErr, gap-content[k+1].Sub(content[k]))
+				a, b := content[k], content[k+1]
+				itlErr = append(itlErr, outside(gap, b.At.Sub(a.Sent), b.Sent.Sub(a.At)))
 			}
 		}()
 	}
 	wg.Wait()
 	return ttftErr, itlErr, e2eErr
+}
+
+// outside is how far a reading d falls outside the true range [lo, hi]:
+// the mock brackets each write between a time taken before it and one
+// taken after it returned, and any reading inside is exact. Taking only
+// the time before (as this test once did) charged the prober with the
+// time the writer spent descheduled or encrypting (TLS) on a loaded
+// machine: 119-396 ms at load 17.
+func outside(d, lo, hi time.Duration) time.Duration {
+	switch {
+	case d < lo:
+		return d - lo
+	case d > hi:
+		return d - hi
+	}
+	return 0
+}
+
+// sentTrace waits for the mock to stamp [DONE] as sent: it publishes the
+// trace just before writing [DONE], so a client can be a moment ahead.
+func sentTrace(mock *mockvllm.Server, id string) (mockvllm.Trace, bool) {
+	for range 1000 {
+		tr, ok := mock.Emissions(id)
+		if ok && len(tr.Chunks) > 0 && !tr.Chunks[len(tr.Chunks)-1].Sent.IsZero() {
+			return tr, true
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return mockvllm.Trace{}, false
 }
 
 func percentile(d []time.Duration, q float64) time.Duration {
