@@ -18,7 +18,6 @@ import (
 // objects is one kustomization's output, each manifest decoded strictly
 // (an unknown or misspelt field fails) into its upstream Go type.
 type objects struct {
-	ns              string
 	statefulSet     *appsv1.StatefulSet
 	services        []*corev1.Service
 	configMaps      []*corev1.ConfigMap

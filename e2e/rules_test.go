@@ -13,11 +13,15 @@ import (
 	"github.com/llm-prober/llm-prober/internal/testutil/live"
 )
 
-// promtool runs promtool from tools/go.mod in the repository root.
+// promtool runs $PROMTOOL (scripts/test.sh builds it), else promtool from
+// tools/go.mod, in the repository root.
 func promtool(t *testing.T, args ...string) string {
 	t.Helper()
 	root := repoRoot(t)
 	cmd := exec.Command("go", append([]string{"tool", "-modfile=tools/go.mod", "promtool"}, args...)...)
+	if p := os.Getenv("PROMTOOL"); p != "" {
+		cmd = exec.Command(p, args...)
+	}
 	cmd.Dir = root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
