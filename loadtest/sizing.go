@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
+
+	"github.com/llm-prober/llm-prober/prompt"
 )
 
 // Sizing turns token counts into words of Vocab for the server's
@@ -55,53 +56,24 @@ func (z *Sizing) Describe() string {
 	return "prompt lengths assumed at 1 token per word (no tokenize endpoint, no usage reported)"
 }
 
-// SizeWithTokenizer keeps the vocabulary words that are exactly one token
-// in context and measures the per-prompt overhead (BOS).
-func SizeWithTokenizer(ctx context.Context, tk *Tokenizer) (*Sizing, error) {
-	rep := func(w string, n int) string { return strings.TrimSpace(strings.Repeat(w+" ", n)) }
-	c4, err := tk.Count(ctx, rep("the", 4))
+// SizeWithTokenizer sizes prompts exactly with the server's tokenizer:
+// a vocabulary of the words it counts as one token, and its overhead.
+func SizeWithTokenizer(ctx context.Context, tk *prompt.Tokenizer) (*Sizing, error) {
+	vocab, overhead, err := tk.SingleTokenWords(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c8, err := tk.Count(ctx, rep("the", 8))
-	if err != nil {
-		return nil, err
-	}
-	if c8-c4 != 4 {
-		return nil, fmt.Errorf("tokenize: %q is not one token per word (4 words: %d tokens, 8 words: %d)", "the", c4, c8)
-	}
-	overhead := c4 - 4
-	z := &Sizing{Method: "tokenize", TokensPerWord: 1, Overhead: overhead}
-	seen := map[string]bool{}
-	// Each word between two fixed single-token words: merges with the
-	// neighbours show up too.
-	for _, w := range defaultVocab {
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
-		c, err := tk.Count(ctx, "the "+rep(w, 8)+" the")
-		if err != nil {
-			return nil, err
-		}
-		if c-overhead == 10 {
-			z.Vocab = append(z.Vocab, w)
-		}
-	}
-	if len(z.Vocab) < 16 {
-		return nil, fmt.Errorf("tokenize: only %d of %d common words are single tokens; cannot size prompts exactly", len(z.Vocab), len(seen))
-	}
-	return z, nil
+	return &Sizing{Method: "tokenize", TokensPerWord: 1, Overhead: overhead, Vocab: vocab}, nil
 }
 
 // Check re-counts the first n prompts of w and records the largest error.
-func (z *Sizing) Check(ctx context.Context, tk *Tokenizer, w Workload, n int) error {
+func (z *Sizing) Check(ctx context.Context, tk *prompt.Tokenizer, w Workload, n int) error {
 	for i := range n {
 		it := w.Item(i)
 		if it.PromptTokens <= 0 {
 			continue
 		}
-		c, err := tk.Count(ctx, it.Prompt)
+		c, err := tk.Count(ctx, prompt.Input{Text: it.Prompt})
 		if err != nil {
 			return err
 		}
