@@ -2,6 +2,7 @@ package prober
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -77,10 +78,18 @@ func runPlanned(ctx context.Context, client *http.Client, t *config.Target, m *c
 			p = NewPromptProfile()
 		}
 		sizing := &Result{trace: o.Trace}
+		start := time.Now()
 		var err error
 		if words, pads, err = p.start(ctx, client, t, m, withNonce, userAgent, sizing); err != nil {
-			r := &Result{ID: id, Target: t.Name, Model: t.Model, Module: m.Name, Start: time.Now(),
+			// Start is when sizing began: a timeout_tokenize lasted that long.
+			r := &Result{ID: id, Target: t.Name, Model: t.Model, Module: m.Name, Start: start,
 				Reason: ReasonOther, Err: err, Prefill: pr, trace: o.Trace}
+			if pe := (*probeError)(nil); errors.As(err, &pe) {
+				r.Reason = pe.reason
+			}
+			if phase := r.Reason.TimeoutPhase(); phase != "" {
+				r.Err = fmt.Errorf("timeout %s: %w", phase, err)
+			}
 			r.tracef("probe failed", "reason", r.Reason, "err", err)
 			return r
 		}

@@ -1,18 +1,17 @@
 package prober
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prompt"
 )
 
 // Prompt-length profiles. A module with prompt_tokens: N sends a prompt of
@@ -22,22 +21,15 @@ import (
 // pad words for the last few tokens. The number of filler words and pads
 // is found
 //   - exactly, before the first probe, with the server's POST /tokenize
-//     (vLLM's body for vllm, sglang and auto targets; llama.cpp's for
-//     llamacpp), then corrected from usage.prompt_tokens when the server
-//     adds tokens /tokenize did not count (llama.cpp's chat template);
+//     (the dialects of prompt.Dialects: vLLM's body for vllm and sglang,
+//     llama.cpp's for llamacpp, TGI's for tgi, each in turn for auto),
+//     within half the probe's timeout, then corrected from
+//     usage.prompt_tokens when the server adds tokens /tokenize did not
+//     count (llama.cpp's chat template);
 //   - else from usage.prompt_tokens, probe by probe: the first probe
 //     assumes one token per filler word, each later one corrects the
 //     estimate (a secant on tokens per word, then pads), so the length
 //     settles within a few probes.
-
-// fillerWords are frequent English words, picked to be one token each
-// (with the leading space) in the usual BPE vocabularies; not checked
-// against every tokenizer, and the sizing does not depend on it.
-var fillerWords = strings.Fields(`time year people way day man thing woman life child world school
-	state family student group country problem hand part place case week company system program
-	question work government number night point home water room mother area money story fact month
-	lot right study book eye job word business issue side kind head house service friend father
-	power hour game line end member law car city name`)
 
 // nonceWords are short words that are one token in any tokenizer: a cold
 // probe's unique prefix is nonceLen of them, so its length never varies.
@@ -50,8 +42,6 @@ const (
 	maxPadStep = 8
 	// maxTokenizeCalls bounds the /tokenize requests of one sizing.
 	maxTokenizeCalls = 24
-	// maxTokenizeBody bounds a /tokenize answer (a million token ids).
-	maxTokenizeBody = 32 << 20
 	// tokenizeAttempts is how many probes try /tokenize before a target
 	// is calibrated from usage alone.
 	tokenizeAttempts = 3
@@ -77,6 +67,9 @@ type PromptProfile struct {
 	// err: prompt_tokens cannot be met (the module's own text is longer);
 	// every later probe fails with it.
 	err error
+	// tokenizer is made on the first sizing; it keeps the dialect that
+	// answered.
+	tokenizer *prompt.Tokenizer
 }
 
 // NewPromptProfile returns an empty profile.
@@ -162,7 +155,7 @@ func fillerText(module string, words, pads int) string {
 		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 		z = (z ^ z>>27) * 0x94d049bb133111eb
 		z ^= z >> 31
-		b.WriteString(fillerWords[z%uint64(len(fillerWords))])
+		b.WriteString(prompt.Words[z%uint64(len(prompt.Words))])
 	}
 	return b.String()
 }
@@ -173,7 +166,9 @@ var placeholderNonce = strings.TrimSpace(strings.Repeat(nonceWords[0]+" ", nonce
 
 // start returns the filler words and pads for the next probe, sized with
 // /tokenize where the target has one and it has not answered yet (on at
-// most tokenizeAttempts probes); r's trace receives what sizing did.
+// most tokenizeAttempts probes), in at most half of what is left of ctx;
+// r's trace receives what sizing did. A /tokenize that does not answer in
+// that time fails the probe with ReasonTimeoutTokenize.
 func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, withNonce bool, userAgent string, r *Result) (words, pads int, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -193,16 +188,29 @@ func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *confi
 		p.own = float64(own)
 		p.words, p.pads = max(n-own, 0), 0
 	}
-	if p.tokenized || !tokenizes(t.Backend) || p.tokenizeTries >= tokenizeAttempts {
+	dialects := prompt.Dialects(t.Backend)
+	if p.tokenized || len(dialects) == 0 || p.tokenizeTries >= tokenizeAttempts {
 		return p.words, p.pads, nil // usage corrects it after the probe
 	}
 	p.tokenizeTries++
+	if p.tokenizer == nil {
+		p.tokenizer = &prompt.Tokenizer{Client: client, BaseURL: t.URL, Redacted: t.RedactedURL(),
+			Model: t.Model, UserAgent: userAgent, Dialects: dialects}
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		defer cancel()
+	}
 	nonce := ""
 	if withNonce {
 		nonce = placeholderNonce
 	}
 	for calls := 0; calls < maxTokenizeCalls; calls++ {
-		got, err := tokenize(ctx, client, t, m, build(m, p.words, p.pads, nonce), userAgent)
+		got, err := p.tokenizer.Count(ctx, tokenizeInput(m, build(m, p.words, p.pads, nonce)))
+		if errors.Is(err, context.DeadlineExceeded) {
+			return 0, 0, fail(ReasonTimeoutTokenize, err)
+		}
 		if err != nil {
 			r.tracef("tokenize failed; sizing the prompt from usage instead", "err", err)
 			return p.words, p.pads, nil
@@ -216,7 +224,7 @@ func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *confi
 		}
 	}
 	r.tracef("prompt sized with /tokenize", "prompt_tokens", p.lastMeasured, "want", n,
-		"filler_words", p.words, "pad_words", p.pads)
+		"filler_words", p.words, "pad_words", p.pads, "dialect", p.tokenizer.Dialect())
 	return p.words, p.pads, nil
 }
 
@@ -277,72 +285,11 @@ func abs(x int) int {
 	return x
 }
 
-// tokenizes reports whether a backend's server is asked for /tokenize.
-func tokenizes(b config.Backend) bool {
-	switch b {
-	case config.BackendVLLM, config.BackendSGLang, config.BackendLlamaCPP, config.BackendAuto, "":
-		return true
+// tokenizeInput is what /tokenize counts of in: the chat messages (vLLM
+// applies the chat template) or the completions prompt.
+func tokenizeInput(m *config.Module, in *input) prompt.Input {
+	if m.API == config.APICompletions {
+		return prompt.Input{Text: in.prompt}
 	}
-	return false
-}
-
-// tokenize asks the target how many tokens the input is: vLLM's POST
-// /tokenize (chat messages through the chat template, or the prompt) and
-// its {"count"}, or llama.cpp's {"content"} and its {"tokens"}.
-func tokenize(ctx context.Context, client *http.Client, t *config.Target, m *config.Module, in *input, userAgent string) (int, error) {
-	body := map[string]any{}
-	switch {
-	case t.Backend == config.BackendLlamaCPP:
-		text := in.prompt
-		if m.API != config.APICompletions {
-			parts := make([]string, len(in.messages))
-			for i, msg := range in.messages {
-				parts[i] = msg.Content
-			}
-			text = strings.Join(parts, "\n")
-		}
-		body["content"], body["add_special"] = text, true
-	case m.API == config.APICompletions:
-		body["model"], body["prompt"] = t.Model, in.prompt
-	default:
-		msgs := make([]map[string]string, len(in.messages))
-		for i, msg := range in.messages {
-			msgs[i] = map[string]string{"role": msg.Role, "content": msg.Content}
-		}
-		body["model"], body["messages"] = t.Model, msgs
-	}
-	b, err := json.Marshal(body)
-	if err != nil {
-		return 0, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(t.URL, "/")+"/tokenize", bytes.NewReader(b))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if userAgent != "" {
-		req.Header.Set("User-Agent", userAgent)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, redactURLError(err, t.RedactedURL()+"/tokenize")
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("POST /tokenize: HTTP %d: %s", resp.StatusCode, bodySnippet(resp.Body))
-	}
-	var out struct {
-		Count  *int              `json:"count"`
-		Tokens []json.RawMessage `json:"tokens"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxTokenizeBody)).Decode(&out); err != nil {
-		return 0, fmt.Errorf("POST /tokenize: %w", err)
-	}
-	switch {
-	case out.Count != nil && *out.Count > 0:
-		return *out.Count, nil
-	case len(out.Tokens) > 0:
-		return len(out.Tokens), nil
-	}
-	return 0, errors.New("POST /tokenize: no count and no tokens in the answer")
+	return prompt.Input{Messages: in.messages}
 }
