@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prompt"
 )
 
 // Cold and warm prefill. A module's cache mode decides whether its probes
@@ -19,7 +20,7 @@ import (
 //   - cold: every probe is new to the server. A vllm target gets a random
 //     cache_salt (vLLM >= 0.9, V1 engine: the salt enters the hash of the
 //     first KV block, so no block is shared and the prompt is unchanged);
-//     any other backend gets a unique prefix of nonceLen single-token words
+//     any other backend gets a unique prefix of nonceLen prompt.ShortWords
 //     at the start of the first message (or the prompt), so at most the
 //     blocks the chat template puts before it are shared;
 //   - paired: a cold probe and, as soon as it succeeded, the identical
@@ -129,7 +130,7 @@ func runPlanned(ctx context.Context, client *http.Client, t *config.Target, m *c
 func newNonce() string {
 	w := make([]string, nonceLen)
 	for i := range w {
-		w[i] = nonceWords[rand.N(len(nonceWords))]
+		w[i] = prompt.ShortWords[rand.N(len(prompt.ShortWords))]
 	}
 	return strings.Join(w, " ")
 }

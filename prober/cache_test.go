@@ -381,3 +381,10 @@ func TestPromptTokensChatTemplate(t *testing.T) {
 		}
 	}
 }
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

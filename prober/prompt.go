@@ -3,7 +3,6 @@ package prober
 import (
 	"context"
 	"errors"
-	"fmt"
 	"hash/fnv"
 	"net/http"
 	"strings"
@@ -28,18 +27,11 @@ import (
 //     count (llama.cpp's chat template);
 //   - else from usage.prompt_tokens, probe by probe: the first probe
 //     assumes one token per filler word, each later one corrects the
-//     estimate (a secant on tokens per word, then pads), so the length
-//     settles within a few probes.
-
-// nonceWords are short words that are one token in any tokenizer: a cold
-// probe's unique prefix is nonceLen of them, so its length never varies.
-var nonceWords = strings.Fields("a an the of to in on at by for and or is it as we")
+//     estimate (prompt.Fit), so the length settles within a few probes.
 
 const (
-	nonceLen = 12 // 16^12 = 2^48 prefixes
+	nonceLen = 12 // of prompt.ShortWords: 16^12 = 2^48 prefixes
 	padWord  = "a"
-	// maxPadStep is the largest error corrected with pads alone.
-	maxPadStep = 8
 	// maxTokenizeCalls bounds the /tokenize requests of one sizing.
 	maxTokenizeCalls = 24
 	// tokenizeAttempts is how many probes try /tokenize before a target
@@ -51,17 +43,10 @@ const (
 // prompt. The scheduler keeps one per job (RunOptions.Profile); a probe
 // without one (the /probe endpoint) sizes its prompt afresh.
 type PromptProfile struct {
-	mu          sync.Mutex
-	words, pads int
-	// The model tokens = own + perWord × words + pads, fitted to the
-	// measurements (tokenize counts or usage.prompt_tokens).
-	own, perWord    float64
-	prevWords       int
-	prevBase        int // tokens minus pads at prevWords
-	havePrev        bool
+	mu              sync.Mutex
+	fit             *prompt.Fit // nil before the first probe
 	tokenizeTries   int
 	tokenized       bool // sized with /tokenize (else calibrated from usage)
-	exact           bool // the last count was prompt_tokens exactly
 	lastMeasured    int  // the last count (tokenize or usage)
 	lastMeasuredUse bool // lastMeasured came from usage
 	// err: prompt_tokens cannot be met (the module's own text is longer);
@@ -162,7 +147,7 @@ func fillerText(module string, words, pads int) string {
 
 // placeholderNonce stands for a unique prefix while sizing: as many
 // single-token words.
-var placeholderNonce = strings.TrimSpace(strings.Repeat(nonceWords[0]+" ", nonceLen))
+var placeholderNonce = strings.TrimSpace(strings.Repeat(prompt.ShortWords[0]+" ", nonceLen))
 
 // start returns the filler words and pads for the next probe, sized with
 // /tokenize where the target has one and it has not answered yet (on at
@@ -176,8 +161,7 @@ func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *confi
 	if p.err != nil {
 		return 0, 0, p.err
 	}
-	if p.perWord == 0 {
-		p.perWord = 1
+	if p.fit == nil {
 		own := len(strings.Fields(m.Prompt))
 		for _, msg := range m.Messages {
 			own += len(strings.Fields(msg.Content))
@@ -185,12 +169,11 @@ func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *confi
 		if withNonce {
 			own += nonceLen
 		}
-		p.own = float64(own)
-		p.words, p.pads = max(n-own, 0), 0
+		p.fit = prompt.NewFit(n, own)
 	}
 	dialects := prompt.Dialects(t.Backend)
 	if p.tokenized || len(dialects) == 0 || p.tokenizeTries >= tokenizeAttempts {
-		return p.words, p.pads, nil // usage corrects it after the probe
+		return p.fit.Words, p.fit.Pads, nil // usage corrects it after the probe
 	}
 	p.tokenizeTries++
 	if p.tokenizer == nil {
@@ -207,25 +190,25 @@ func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *confi
 		nonce = placeholderNonce
 	}
 	for calls := 0; calls < maxTokenizeCalls; calls++ {
-		got, err := p.tokenizer.Count(ctx, tokenizeInput(m, build(m, p.words, p.pads, nonce)))
+		got, err := p.tokenizer.Count(ctx, tokenizeInput(m, build(m, p.fit.Words, p.fit.Pads, nonce)))
 		if errors.Is(err, context.DeadlineExceeded) {
 			return 0, 0, fail(ReasonTimeoutTokenize, err)
 		}
 		if err != nil {
 			r.tracef("tokenize failed; sizing the prompt from usage instead", "err", err)
-			return p.words, p.pads, nil
+			return p.fit.Words, p.fit.Pads, nil
 		}
 		p.tokenized = true
-		if err := p.measured(n, got, false); err != nil {
+		if err := p.measured(got, false); err != nil {
 			return 0, 0, err
 		}
-		if p.exact {
+		if p.fit.Exact {
 			break
 		}
 	}
 	r.tracef("prompt sized with /tokenize", "prompt_tokens", p.lastMeasured, "want", n,
-		"filler_words", p.words, "pad_words", p.pads, "dialect", p.tokenizer.Dialect())
-	return p.words, p.pads, nil
+		"filler_words", p.fit.Words, "pad_words", p.fit.Pads, "dialect", p.tokenizer.Dialect())
+	return p.fit.Words, p.fit.Pads, nil
 }
 
 // observe corrects the sizing from a finished probe's usage.prompt_tokens.
@@ -235,54 +218,21 @@ func (p *PromptProfile) observe(m *config.Module, words, pads int, r *Result) er
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.words != words || p.pads != pads {
+	if p.fit == nil || p.fit.Words != words || p.fit.Pads != pads {
 		return nil // sized again meanwhile
 	}
-	return p.measured(m.PromptTokens, r.PromptTokens, true)
+	return p.measured(r.PromptTokens, true)
 }
 
-// measured takes the token count of the current words and pads and picks
-// the next ones: a small shortfall (or an excess the pads cover) is made
-// up with pads, one token each; anything else refits tokens = own +
-// perWord × words and aims a few tokens short, for pads to finish.
-func (p *PromptProfile) measured(n, got int, usage bool) error {
+// measured passes a count of the current proposal to the fit; a prompt
+// that cannot be met fails every later probe.
+func (p *PromptProfile) measured(got int, usage bool) error {
 	p.lastMeasured, p.lastMeasuredUse = got, usage
-	p.exact = got == n
-	if p.exact {
-		return nil
-	}
-	diff := n - got
-	if (diff > 0 && diff <= maxPadStep) || (diff < 0 && p.pads >= -diff) {
-		p.pads += diff
-		return nil
-	}
-	base := got - p.pads
-	if p.words == 0 && got > n {
-		p.err = fail(ReasonOther, fmt.Errorf("the module's own messages or prompt are %d tokens, more than prompt_tokens %d", base, n))
+	if err := p.fit.Measured(got); err != nil {
+		p.err = fail(ReasonOther, err)
 		return p.err
 	}
-	// Only a slope between distant points is trusted: neighbouring
-	// word counts differ by a few words of uneven length.
-	switch {
-	case p.havePrev && abs(p.words-p.prevWords)*8 >= max(p.words, p.prevWords):
-		p.perWord = float64(base-p.prevBase) / float64(p.words-p.prevWords)
-	case !p.havePrev && p.words > 0:
-		p.perWord = (float64(base) - p.own) / float64(p.words)
-	}
-	p.perWord = min(max(p.perWord, 0.25), 8)
-	p.own = float64(base) - p.perWord*float64(p.words)
-	p.prevWords, p.prevBase, p.havePrev = p.words, base, true
-	aim := float64(n - maxPadStep/2)
-	p.words = min(max(int((aim-p.own)/p.perWord), 0), n)
-	p.pads = 0
 	return nil
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // tokenizeInput is what /tokenize counts of in: the chat messages (vLLM

@@ -17,3 +17,8 @@ var Words = strings.Fields(`time year people way day man thing woman life child 
 	over such into very then do what like just now out up made many how make well even back use our after
 	years being where much under same must own good last great before old still long down while set off
 	small large few each high every next open form come help keep turn`)
+
+// ShortWords are one token in any tokenizer: a prefix made of a fixed
+// number of them always has the same length (the daemon's cold probes
+// start with one, unique to the probe).
+var ShortWords = strings.Fields("a an the of to in on at by for and or is it as we")
