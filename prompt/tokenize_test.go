@@ -14,48 +14,9 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/testutil"
+	"github.com/llm-prober/llm-prober/mockvllm"
 )
-
-// llamaServer answers POST /tokenize as llama-server does: {"content"}
-// gets one token a word plus BOS; any other body (vLLM's) gets 200
-// {"tokens":[]}. GET /props carries the per-slot context.
-type llamaServer struct {
-	url                 string
-	vllmBodies, content atomic.Int64
-}
-
-func newLlamaServer(t *testing.T, nCtx int) *llamaServer {
-	t.Helper()
-	l := &llamaServer{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/tokenize":
-			var body map[string]any
-			if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			toks := []int{}
-			if c, ok := body["content"].(string); ok {
-				l.content.Add(1)
-				toks = append(toks, 1) // BOS
-				for range strings.Fields(c) {
-					toks = append(toks, 7)
-				}
-			} else {
-				l.vllmBodies.Add(1)
-			}
-			_ = json.NewEncoder(w).Encode(map[string]any{"tokens": toks})
-		case "/props":
-			fmt.Fprintf(w, `{"default_generation_settings":{"n_ctx":%d,"params":{}},"total_slots":4}`, nCtx)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	l.url = srv.URL
-	return l
-}
 
 func tokenizer(url string, d []Dialect) *Tokenizer {
 	return &Tokenizer{Client: http.DefaultClient, BaseURL: url, Redacted: url, Model: "m", Dialects: d, Timeout: 5 * time.Second}
@@ -64,23 +25,23 @@ func tokenizer(url string, d []Dialect) *Tokenizer {
 // An empty token list for non-empty text is no answer: auto tries
 // llama.cpp's body next and keeps it.
 func TestLlamaCPPEmptyTokensIsNoAnswer(t *testing.T) {
-	l := newLlamaServer(t, 512)
-	tk := tokenizer(l.url, Dialects(config.BackendAuto))
+	l := testutil.NewLlamaCPP(t, mockvllm.DefaultOptions(), 512, false) // one token a word
+	tk := tokenizer(l.URL, Dialects(config.BackendAuto))
 	for range 3 {
 		n, err := tk.Count(t.Context(), Input{Text: "one two three"})
-		if err != nil || n != 4 {
-			t.Fatalf("Count = %d, %v; want 4 (3 words + BOS)", n, err)
+		if err != nil || n != 3 {
+			t.Fatalf("Count = %d, %v; want 3", n, err)
 		}
 	}
-	if tk.Dialect() != LlamaCPP || l.vllmBodies.Load() != 1 || l.content.Load() != 3 {
-		t.Errorf("dialect %q, %d vLLM bodies (want 1), %d content bodies (want 3)", tk.Dialect(), l.vllmBodies.Load(), l.content.Load())
+	if tk.Dialect() != LlamaCPP || l.OtherBodies.Load() != 1 || l.ContentBodies.Load() != 3 {
+		t.Errorf("dialect %q, %d vLLM bodies (want 1), %d content bodies (want 3)", tk.Dialect(), l.OtherBodies.Load(), l.ContentBodies.Load())
 	}
 	// Chat messages go as their contents.
-	if n, err := tk.Count(t.Context(), Input{Messages: []config.Message{{Role: "system", Content: "a b"}, {Role: "user", Content: "c"}}}); err != nil || n != 4 {
-		t.Errorf("messages: %d, %v; want 4", n, err)
+	if n, err := tk.Count(t.Context(), Input{Messages: []config.Message{{Role: "system", Content: "a b"}, {Role: "user", Content: "c"}}}); err != nil || n != 3 {
+		t.Errorf("messages: %d, %v; want 3", n, err)
 	}
 	// Told it is vLLM, the same server has no usable tokenizer.
-	if n, err := tokenizer(l.url, Dialects(config.BackendVLLM)).Count(t.Context(), Input{Text: "one"}); !errors.Is(err, ErrNoTokenizer) {
+	if n, err := tokenizer(l.URL, Dialects(config.BackendVLLM)).Count(t.Context(), Input{Text: "one"}); !errors.Is(err, ErrNoTokenizer) {
 		t.Errorf("vLLM body to llama.cpp: %d, %v; want ErrNoTokenizer", n, err)
 	}
 	if n, src := tk.ContextSize(t.Context()); n != 512 || !strings.Contains(src, "n_ctx") {

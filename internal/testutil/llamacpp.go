@@ -19,8 +19,9 @@ import (
 // behind llama-server's other endpoints.
 type LlamaCPP struct {
 	URL string
-	// Generations counts chat and completions requests.
-	Generations atomic.Int64
+	// Generations counts chat and completions requests; ContentBodies
+	// and OtherBodies the /tokenize requests with and without "content".
+	Generations, ContentBodies, OtherBodies atomic.Int64
 }
 
 // NewLlamaCPP serves o's mock as llama-server would: POST /tokenize takes
@@ -48,9 +49,11 @@ func NewLlamaCPP(t testing.TB, o mockvllm.Options, nCtx int, hangTokenize bool) 
 			}
 			var req map[string]any
 			if json.Unmarshal(body, &req) != nil || req["content"] == nil {
+				l.OtherBodies.Add(1)
 				fmt.Fprint(w, `{"tokens":[]}`)
 				return
 			}
+			l.ContentBodies.Add(1)
 			rec := httptest.NewRecorder()
 			mock.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/tokenize", bytes.NewReader(body)))
 			var out struct {
