@@ -191,6 +191,9 @@ func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *confi
 	}
 	for calls := 0; calls < maxTokenizeCalls; calls++ {
 		got, err := p.tokenizer.Count(ctx, tokenizeInput(m, build(m, p.fit.Words, p.fit.Pads, nonce)))
+		if errors.Is(err, prompt.ErrNotConnected) {
+			return 0, 0, fail(ReasonTimeoutConnect, err) // unreachable, as the request would have found
+		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return 0, 0, fail(ReasonTimeoutTokenize, err)
 		}

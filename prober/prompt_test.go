@@ -2,6 +2,8 @@ package prober
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -63,5 +65,22 @@ func TestPromptTokensHangingTokenize(t *testing.T) {
 	}
 	if n := l.Generations.Load(); n != 1 {
 		t.Errorf("%d generation requests, want 1 (none while sizing timed out)", n)
+	}
+}
+
+// A server out of reach while sizing is timeout_connect, as the request
+// would have found, not a slow tokenizer.
+func TestPromptTokensUnreachableWhileSizing(t *testing.T) {
+	blackhole := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}}
+	target := testTarget("http://127.0.0.1:9")
+	target.Backend = config.BackendVLLM
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	m := prefillModule("unreachable", config.APICompletions, config.CacheWarm, 64)
+	if r := RunWithOptions(ctx, blackhole, target, m, NewProbeID(), "test", RunOptions{}); r.Reason != ReasonTimeoutConnect {
+		t.Errorf("blackholed target: %s (%v), want timeout_connect", r.Reason, r.Err)
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
@@ -53,6 +55,10 @@ var (
 	ErrNoTokenizer = errors.New("no usable /tokenize")
 	// errNoAnswer: this dialect gave no usable answer; try the next.
 	errNoAnswer = errors.New("no usable answer")
+	// ErrNotConnected marks a deadline that passed before a connection
+	// to the server was made: the server is unreachable, not a slow
+	// tokenizer.
+	ErrNotConnected = errors.New("no connection")
 )
 
 const (
@@ -119,7 +125,8 @@ func (t *Tokenizer) MaxModelLen() int {
 // Count returns how many tokens the server makes of in, special tokens
 // (BOS) included as it counts a prompt. Errors: ErrNoTokenizer when no
 // dialect answers usably; context.DeadlineExceeded (wrapped, with the
-// time waited) when the call ran out of time; else the transport's.
+// time waited, and ErrNotConnected if no connection was made) when the
+// call ran out of time; else the transport's.
 func (t *Tokenizer) Count(ctx context.Context, in Input) (int, error) {
 	t.mu.Lock()
 	known := t.dialect
@@ -178,10 +185,16 @@ func (t *Tokenizer) count(ctx context.Context, d Dialect, in Input) (int, error)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
+	var connected atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }})
 	raw, status, err := t.post(ctx, b, answerBase+answerPerByte*int64(len(b)))
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return 0, fmt.Errorf("POST %s/tokenize: no answer in %s: %w", t.Redacted, time.Since(start).Round(time.Millisecond), context.DeadlineExceeded)
+			waited := time.Since(start).Round(time.Millisecond)
+			if !connected.Load() {
+				return 0, fmt.Errorf("POST %s/tokenize: %w in %s: %w", t.Redacted, ErrNotConnected, waited, context.DeadlineExceeded)
+			}
+			return 0, fmt.Errorf("POST %s/tokenize: no answer in %s: %w", t.Redacted, waited, context.DeadlineExceeded)
 		}
 		return 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -103,6 +104,19 @@ func TestTokenizeHangingIsBounded(t *testing.T) {
 	}
 	if n, _ := tk.ContextSize(ctx); n != 0 {
 		t.Errorf("context size %d from a hanging server", n)
+	}
+}
+
+// A deadline before any connection is a server out of reach, said so.
+func TestTokenizeUnreachableIsNotConnected(t *testing.T) {
+	blackhole := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}}
+	tk := tokenizer("http://127.0.0.1:9", Dialects(config.BackendAuto))
+	tk.Client, tk.Timeout = blackhole, 100*time.Millisecond
+	if _, err := tk.Count(t.Context(), Input{Text: "hello"}); !errors.Is(err, ErrNotConnected) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("blackholed server: %v", err)
 	}
 }
 
