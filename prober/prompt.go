@@ -176,10 +176,10 @@ func (p *PromptProfile) start(ctx context.Context, client *http.Client, t *confi
 		return p.fit.Words, p.fit.Pads, nil // usage corrects it after the probe
 	}
 	p.tokenizeTries++
-	if p.tokenizer == nil {
-		p.tokenizer = &prompt.Tokenizer{Client: client, BaseURL: t.URL, Redacted: t.RedactedURL(),
-			Model: t.Model, UserAgent: userAgent, Dialects: dialects}
+	if p.tokenizer == nil || p.tokenizer.BaseURL != t.URL || p.tokenizer.Model != t.Model {
+		p.tokenizer = &prompt.Tokenizer{BaseURL: t.URL, Redacted: t.RedactedURL(), Model: t.Model, Dialects: dialects}
 	}
+	p.tokenizer.Client, p.tokenizer.UserAgent = client, userAgent // a reload may have made a new client
 	if dl, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
