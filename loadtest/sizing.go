@@ -25,6 +25,12 @@ type Sizing struct {
 	// Dataset is set when the prompts came from a file: each was counted
 	// (by the tokenizer, or from words with the calibrated ratio).
 	Dataset bool
+	// Dialect is the /tokenize body the server answered (Method tokenize).
+	Dialect prompt.Dialect
+	// Context is the server's context size in tokens (0: unknown), read
+	// from ContextSource.
+	Context       int
+	ContextSource string
 }
 
 // words is how many vocabulary words make tokens tokens; nil-safe.
@@ -35,11 +41,19 @@ func (z *Sizing) words(tokens int) int {
 	return max(int(math.Round(float64(tokens)/z.TokensPerWord)), 1)
 }
 
-// Describe says how prompt lengths were made, for the report.
+// Describe says how prompt lengths were made, and the server's context
+// where known, for the report.
 func (z *Sizing) Describe() string {
 	if z == nil {
 		return "prompt lengths assumed at 1 token per word"
 	}
+	if z.Context > 0 {
+		return z.describe() + fmt.Sprintf("; server context %d tokens (%s)", z.Context, z.ContextSource)
+	}
+	return z.describe()
+}
+
+func (z *Sizing) describe() string {
 	switch {
 	case z.Dataset && z.Method == "tokenize":
 		return "prompt lengths exact: every dataset prompt counted by the server's tokenize endpoint"
@@ -48,8 +62,8 @@ func (z *Sizing) Describe() string {
 	}
 	switch z.Method {
 	case "tokenize":
-		return fmt.Sprintf("prompt lengths exact via the server's tokenize endpoint (%d-word vocabulary of single tokens; %d prompts re-counted, max error %d tokens)",
-			len(z.Vocab), z.Checked, z.MaxError)
+		return fmt.Sprintf("prompt lengths exact via the server's tokenize endpoint (%s body; %d-word vocabulary of single tokens; %d prompts re-counted, max error %d tokens)",
+			z.Dialect, len(z.Vocab), z.Checked, z.MaxError)
 	case "usage":
 		return fmt.Sprintf("prompt lengths calibrated from usage.prompt_tokens: %.3f tokens per word, %d tokens of overhead", z.TokensPerWord, z.Overhead)
 	}
@@ -63,7 +77,7 @@ func SizeWithTokenizer(ctx context.Context, tk *prompt.Tokenizer) (*Sizing, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Sizing{Method: "tokenize", TokensPerWord: 1, Overhead: overhead, Vocab: vocab}, nil
+	return &Sizing{Method: "tokenize", TokensPerWord: 1, Overhead: overhead, Vocab: vocab, Dialect: tk.Dialect()}, nil
 }
 
 // Check re-counts the first n prompts of w and records the largest error.

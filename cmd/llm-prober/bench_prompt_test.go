@@ -26,7 +26,8 @@ func TestBenchLlamaCPPTokenizeAndContext(t *testing.T) {
 	url := l.URL
 	code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "inf", "--num-prompts", "4", "--warmup", "0",
 		"--input-tokens", "100", "--output-tokens", "50")
-	if code != 0 || !strings.Contains(log, "exact via the server's tokenize endpoint") {
+	if code != 0 || !strings.Contains(log, "exact via the server's tokenize endpoint (llamacpp body") ||
+		!strings.Contains(log, "server context 512 tokens (llama.cpp /props n_ctx per slot)") {
 		t.Fatalf("100 + 50 tokens on a 512-token slot: exit %d\n%s\n%s", code, stdout, log)
 	}
 	if !strings.Contains(stdout, "Total input tokens:                      400") {

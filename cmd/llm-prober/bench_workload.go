@@ -49,6 +49,7 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 		if err := b.fitContext(limit, source, z.Overhead); err != nil {
 			return nil, nil, err
 		}
+		z.Context, z.ContextSource = limit, source
 	}
 	want := b.numPrompts + b.warmupRequests()
 	if b.duration > 0 || b.sweep || b.rates != "" {
