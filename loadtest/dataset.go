@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+
+	"github.com/llm-prober/llm-prober/prompt"
 )
 
 // Dataset is a workload of fixed prompts (ShareGPT or JSONL), shuffled by
@@ -29,13 +31,13 @@ func (d *Dataset) Describe() string {
 // counter sizes text in tokens: the server's tokenizer when there is one,
 // else words times the calibrated ratio.
 type counter struct {
-	tk *Tokenizer
+	tk *prompt.Tokenizer
 	z  *Sizing
 }
 
 func (c counter) count(ctx context.Context, text string) (int, error) {
 	if c.tk != nil {
-		n, err := c.tk.Count(ctx, text)
+		n, err := c.tk.Count(ctx, prompt.Input{Text: text})
 		if c.z != nil {
 			n -= c.z.Overhead
 		}
@@ -55,7 +57,7 @@ type DatasetOptions struct {
 	Want int
 	// OutputTokens overrides every entry's output length when > 0.
 	OutputTokens int
-	Tok          *Tokenizer
+	Tok          *prompt.Tokenizer
 	Sizing       *Sizing
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/mockvllm"
 	"github.com/llm-prober/llm-prober/prober"
+	"github.com/llm-prober/llm-prober/prompt"
 )
 
 // fixedMock returns mock options with fixed latencies (no jitter) and no
@@ -27,6 +28,12 @@ func fixedMock() mockvllm.Options {
 
 // startMock serves a mock on loopback and returns a target and the
 // product's probe client for it.
+// mockTokenizer is the /tokenize client bench builds for an auto target.
+func mockTokenizer(tg *config.Target, client *http.Client) *prompt.Tokenizer {
+	return &prompt.Tokenizer{Client: client, BaseURL: tg.URL, Redacted: tg.RedactedURL(), Model: tg.Model,
+		Dialects: prompt.Dialects(config.BackendAuto), Timeout: time.Minute}
+}
+
 func startMock(t *testing.T, o mockvllm.Options) (*mockvllm.Server, *config.Target, *http.Client) {
 	t.Helper()
 	s := mockvllm.New(o)

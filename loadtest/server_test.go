@@ -1,12 +1,14 @@
 package loadtest
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/llm-prober/llm-prober/mockvllm"
+	"github.com/llm-prober/llm-prober/prompt"
 )
 
 // The watcher reads the mock's KV cache, queue, preemptions, prefix-cache
@@ -72,10 +74,7 @@ func TestVerdictBatchAndOptimal(t *testing.T) {
 // length is what the server reports as usage.prompt_tokens.
 func TestTokenizeSizesPromptsExactly(t *testing.T) {
 	_, tg, client := startMock(t, fixedMock())
-	tk, err := DetectTokenizer(t.Context(), client, tg.URL, tg.Model)
-	if err != nil || tk == nil {
-		t.Fatalf("tokenizer: %v, %v", tk, err)
-	}
+	tk := mockTokenizer(tg, client)
 	z, err := SizeWithTokenizer(t.Context(), tk)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +90,7 @@ func TestTokenizeSizesPromptsExactly(t *testing.T) {
 		}
 	}
 	// Without a tokenizer: usage calibration finds one token a word.
-	u, err := SizeFromUsage(t.Context(), client, tg, "chat")
+	u, err := SizeFromUsage(t.Context(), client, tg, "chat", 200, time.Minute)
 	if err != nil || u.Method != "usage" || math.Abs(u.TokensPerWord-1) > 1e-9 || u.Overhead != 0 {
 		t.Errorf("usage calibration %+v, %v", u, err)
 	}
@@ -104,10 +103,7 @@ func TestSizingSubwordTokenizerAndTemplate(t *testing.T) {
 	o := fixedMock()
 	o.CharsPerToken, o.ChatTemplateTokens = 3, 5
 	_, tg, client := startMock(t, o)
-	tk, err := DetectTokenizer(t.Context(), client, tg.URL, tg.Model)
-	if err != nil || tk == nil {
-		t.Fatalf("tokenizer: %v", err)
-	}
+	tk := mockTokenizer(tg, client)
 	z, err := SizeWithTokenizer(t.Context(), tk)
 	if err != nil {
 		t.Fatal(err)
@@ -130,10 +126,10 @@ func TestSizingSubwordTokenizerAndTemplate(t *testing.T) {
 
 	o.NoTokenize = true
 	_, tg, client = startMock(t, o)
-	if tk, err := DetectTokenizer(t.Context(), client, tg.URL, tg.Model); tk != nil || err != nil {
-		t.Fatalf("a server without /tokenize: %v, %v", tk, err)
+	if z, err := SizeWithTokenizer(t.Context(), mockTokenizer(tg, client)); !errors.Is(err, prompt.ErrNoTokenizer) {
+		t.Fatalf("a server without /tokenize: %+v, %v", z, err)
 	}
-	u, err := SizeFromUsage(t.Context(), client, tg, "chat")
+	u, err := SizeFromUsage(t.Context(), client, tg, "chat", 200, time.Minute)
 	if err != nil || u.Method != "usage" || u.TokensPerWord <= 1 || u.Overhead < 3 || u.Overhead > 7 {
 		t.Fatalf("usage calibration %+v, %v (want > 1 token a word, ~5 of template)", u, err)
 	}

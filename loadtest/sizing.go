@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
+
+	"github.com/llm-prober/llm-prober/prompt"
 )
 
 // Sizing turns token counts into words of Vocab for the server's
@@ -24,6 +25,12 @@ type Sizing struct {
 	// Dataset is set when the prompts came from a file: each was counted
 	// (by the tokenizer, or from words with the calibrated ratio).
 	Dataset bool
+	// Dialect is the /tokenize body the server answered (Method tokenize).
+	Dialect prompt.Dialect
+	// Context is the server's context size in tokens (0: unknown), read
+	// from ContextSource.
+	Context       int
+	ContextSource string
 }
 
 // words is how many vocabulary words make tokens tokens; nil-safe.
@@ -34,11 +41,19 @@ func (z *Sizing) words(tokens int) int {
 	return max(int(math.Round(float64(tokens)/z.TokensPerWord)), 1)
 }
 
-// Describe says how prompt lengths were made, for the report.
+// Describe says how prompt lengths were made, and the server's context
+// where known, for the report.
 func (z *Sizing) Describe() string {
 	if z == nil {
 		return "prompt lengths assumed at 1 token per word"
 	}
+	if z.Context > 0 {
+		return z.describe() + fmt.Sprintf("; server context %d tokens (%s)", z.Context, z.ContextSource)
+	}
+	return z.describe()
+}
+
+func (z *Sizing) describe() string {
 	switch {
 	case z.Dataset && z.Method == "tokenize":
 		return "prompt lengths exact: every dataset prompt counted by the server's tokenize endpoint"
@@ -47,61 +62,32 @@ func (z *Sizing) Describe() string {
 	}
 	switch z.Method {
 	case "tokenize":
-		return fmt.Sprintf("prompt lengths exact via the server's tokenize endpoint (%d-word vocabulary of single tokens; %d prompts re-counted, max error %d tokens)",
-			len(z.Vocab), z.Checked, z.MaxError)
+		return fmt.Sprintf("prompt lengths exact via the server's tokenize endpoint (%s body; %d-word vocabulary of single tokens; %d prompts re-counted, max error %d tokens)",
+			z.Dialect, len(z.Vocab), z.Checked, z.MaxError)
 	case "usage":
 		return fmt.Sprintf("prompt lengths calibrated from usage.prompt_tokens: %.3f tokens per word, %d tokens of overhead", z.TokensPerWord, z.Overhead)
 	}
 	return "prompt lengths assumed at 1 token per word (no tokenize endpoint, no usage reported)"
 }
 
-// SizeWithTokenizer keeps the vocabulary words that are exactly one token
-// in context and measures the per-prompt overhead (BOS).
-func SizeWithTokenizer(ctx context.Context, tk *Tokenizer) (*Sizing, error) {
-	rep := func(w string, n int) string { return strings.TrimSpace(strings.Repeat(w+" ", n)) }
-	c4, err := tk.Count(ctx, rep("the", 4))
+// SizeWithTokenizer sizes prompts exactly with the server's tokenizer:
+// a vocabulary of the words it counts as one token, and its overhead.
+func SizeWithTokenizer(ctx context.Context, tk *prompt.Tokenizer) (*Sizing, error) {
+	vocab, overhead, err := tk.SingleTokenWords(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c8, err := tk.Count(ctx, rep("the", 8))
-	if err != nil {
-		return nil, err
-	}
-	if c8-c4 != 4 {
-		return nil, fmt.Errorf("tokenize: %q is not one token per word (4 words: %d tokens, 8 words: %d)", "the", c4, c8)
-	}
-	overhead := c4 - 4
-	z := &Sizing{Method: "tokenize", TokensPerWord: 1, Overhead: overhead}
-	seen := map[string]bool{}
-	// Each word between two fixed single-token words: merges with the
-	// neighbours show up too.
-	for _, w := range defaultVocab {
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
-		c, err := tk.Count(ctx, "the "+rep(w, 8)+" the")
-		if err != nil {
-			return nil, err
-		}
-		if c-overhead == 10 {
-			z.Vocab = append(z.Vocab, w)
-		}
-	}
-	if len(z.Vocab) < 16 {
-		return nil, fmt.Errorf("tokenize: only %d of %d common words are single tokens; cannot size prompts exactly", len(z.Vocab), len(seen))
-	}
-	return z, nil
+	return &Sizing{Method: "tokenize", TokensPerWord: 1, Overhead: overhead, Vocab: vocab, Dialect: tk.Dialect()}, nil
 }
 
 // Check re-counts the first n prompts of w and records the largest error.
-func (z *Sizing) Check(ctx context.Context, tk *Tokenizer, w Workload, n int) error {
+func (z *Sizing) Check(ctx context.Context, tk *prompt.Tokenizer, w Workload, n int) error {
 	for i := range n {
 		it := w.Item(i)
 		if it.PromptTokens <= 0 {
 			continue
 		}
-		c, err := tk.Count(ctx, it.Prompt)
+		c, err := tk.Count(ctx, prompt.Input{Text: it.Prompt})
 		if err != nil {
 			return err
 		}

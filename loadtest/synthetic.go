@@ -3,18 +3,9 @@ package loadtest
 import (
 	"fmt"
 	"strings"
-)
 
-// defaultVocab are common English words that BPE tokenizers (Llama,
-// Qwen, GPT, Mistral) encode as one token each with their leading space;
-// Calibrate keeps only those the target's tokenizer agrees on.
-var defaultVocab = strings.Fields(`the of and to in is that for it as was with be by on not he this are or
-his from at which but have an had they you were their one all we can her has there been if more when will
-would who so no she other its may these them than some him time only new could also any my first two about
-most over such into very then do what like just now out up made way many most how make well even back
-use our after work life years being our where much under same day world must own people water good last
-great before old year still long place down right while set off small large few part each case point high
-every next end open form line come help keep hand turn side head state week word house group`)
+	"github.com/llm-prober/llm-prober/prompt"
+)
 
 // Synthetic is vllm bench serve's random dataset in words: a prompt of
 // InputTokens (spread by RangeRatio) after a prefix of PrefixTokens shared
@@ -42,7 +33,7 @@ func (s *Synthetic) vocab() []string {
 	if s.Tok != nil && len(s.Tok.Vocab) > 0 {
 		return s.Tok.Vocab
 	}
-	return defaultVocab
+	return prompt.Words
 }
 
 func (s *Synthetic) words(rng interface{ IntN(int) int }, n int) string {

@@ -29,10 +29,18 @@ func spread(rng *rand.Rand, n int, r float64) int {
 	if r <= 0 || n <= 0 {
 		return max(n, 1)
 	}
-	lo, hi := int(float64(n)*(1-r)), int(float64(n)*(1+r))
+	lo, hi := int(float64(n)*(1-r)), SpreadMax(n, r)
 	lo = max(lo, 1)
 	if hi <= lo {
 		return lo
 	}
 	return lo + rng.IntN(hi-lo+1)
+}
+
+// SpreadMax is the largest length spread draws for n and r.
+func SpreadMax(n int, r float64) int {
+	if r <= 0 || n <= 0 {
+		return max(n, 1)
+	}
+	return int(float64(n) * (1 + r))
 }

@@ -2,6 +2,7 @@ package prober
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prompt"
 )
 
 // Cold and warm prefill. A module's cache mode decides whether its probes
@@ -18,7 +20,7 @@ import (
 //   - cold: every probe is new to the server. A vllm target gets a random
 //     cache_salt (vLLM >= 0.9, V1 engine: the salt enters the hash of the
 //     first KV block, so no block is shared and the prompt is unchanged);
-//     any other backend gets a unique prefix of nonceLen single-token words
+//     any other backend gets a unique prefix of nonceLen prompt.ShortWords
 //     at the start of the first message (or the prompt), so at most the
 //     blocks the chat template puts before it are shared;
 //   - paired: a cold probe and, as soon as it succeeded, the identical
@@ -77,10 +79,18 @@ func runPlanned(ctx context.Context, client *http.Client, t *config.Target, m *c
 			p = NewPromptProfile()
 		}
 		sizing := &Result{trace: o.Trace}
+		start := time.Now()
 		var err error
 		if words, pads, err = p.start(ctx, client, t, m, withNonce, userAgent, sizing); err != nil {
-			r := &Result{ID: id, Target: t.Name, Model: t.Model, Module: m.Name, Start: time.Now(),
+			// Start is when sizing began: a timeout_tokenize lasted that long.
+			r := &Result{ID: id, Target: t.Name, Model: t.Model, Module: m.Name, Start: start,
 				Reason: ReasonOther, Err: err, Prefill: pr, trace: o.Trace}
+			if pe := (*probeError)(nil); errors.As(err, &pe) {
+				r.Reason = pe.reason
+			}
+			if phase := r.Reason.TimeoutPhase(); phase != "" {
+				r.Err = fmt.Errorf("timeout %s: %w", phase, err)
+			}
 			r.tracef("probe failed", "reason", r.Reason, "err", err)
 			return r
 		}
@@ -120,7 +130,7 @@ func runPlanned(ctx context.Context, client *http.Client, t *config.Target, m *c
 func newNonce() string {
 	w := make([]string, nonceLen)
 	for i := range w {
-		w[i] = nonceWords[rand.N(len(nonceWords))]
+		w[i] = prompt.ShortWords[rand.N(len(prompt.ShortWords))]
 	}
 	return strings.Join(w, " ")
 }

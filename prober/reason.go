@@ -31,6 +31,7 @@ const (
 	ReasonTimeoutHeaders    Reason = "timeout_headers"     // connected, no response headers in time
 	ReasonTimeoutFirstToken Reason = "timeout_first_token" // headers, but no generated token in time
 	ReasonTimeoutDecode     Reason = "timeout_decode"      // tokens came, but the stream did not end in time
+	ReasonTimeoutTokenize   Reason = "timeout_tokenize"    // sizing a prompt_tokens prompt: /tokenize did not answer in time
 	ReasonHTTP4xx           Reason = "http_4xx"            // 4xx other than 429 (bad model, auth, ...)
 	ReasonRateLimited       Reason = "rate_limited"        // 429
 	ReasonHTTP5xx           Reason = "http_5xx"            // 5xx before the stream started
@@ -48,7 +49,7 @@ const (
 // Reasons lists every failure reason, for pre-initialising counters.
 var Reasons = []Reason{
 	ReasonDNS, ReasonConnect, ReasonTLS, ReasonTimeoutConnect, ReasonTimeoutHeaders,
-	ReasonTimeoutFirstToken, ReasonTimeoutDecode, ReasonHTTP4xx,
+	ReasonTimeoutFirstToken, ReasonTimeoutDecode, ReasonTimeoutTokenize, ReasonHTTP4xx,
 	ReasonRateLimited, ReasonHTTP5xx, ReasonNotEventStream, ReasonMalformedChunk,
 	ReasonStreamError, ReasonStreamBroken, ReasonEmptyOutput, ReasonValidation, ReasonRedirect,
 	ReasonLimitExceeded, ReasonOther,
@@ -152,4 +153,5 @@ var timeoutPhases = map[Reason]string{
 	ReasonTimeoutHeaders:    "after connecting, before the response headers",
 	ReasonTimeoutFirstToken: "before the first token: queued on the server, or a slow prefill",
 	ReasonTimeoutDecode:     "during decoding, after the first token",
+	ReasonTimeoutTokenize:   "sizing the prompt with the server's /tokenize, before the request was sent",
 }

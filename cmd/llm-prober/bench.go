@@ -75,7 +75,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("ignore-eos", "Pin output lengths with ignore_eos and min_tokens (--no-ignore-eos for servers that reject them).").Default("true").BoolVar(&b.ignoreEOS)
 	c.Flag("continuous-usage", "Ask for per-chunk usage, stream_options.continuous_usage_stats (--no-continuous-usage for servers that reject it).").Default("true").BoolVar(&b.continuousUsage)
 	c.Flag("temperature", "Sampling temperature (default: the server's).").StringVar(&b.temperature)
-	c.Flag("timeout", "Per-request timeout.").Default("10m").DurationVar(&b.timeout)
+	c.Flag("timeout", "Per-request timeout; also bounds each calibration request, and each /tokenize, /props and /v1/models call of prompt sizing (30s at most).").Default("10m").DurationVar(&b.timeout)
 
 	c.Flag("goodput", "SLOs for goodput, vllm bench syntax in ms: \"ttft:500 tpot:50 e2el:3000\".").StringVar(&b.goodput)
 	c.Flag("percentiles", "Percentiles to report.").Default("50,90,95,99,99.9").StringVar(&b.percentiles)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,26 +13,43 @@ import (
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/llm-prober/llm-prober/prompt"
 )
 
 // workload builds the requests: prompt lengths sized with the server's
-// tokenizer when it has one, else calibrated from usage.
+// tokenizer when it has one, else calibrated from usage; a synthetic
+// workload whose largest request cannot fit the server's context is
+// refused before any load.
 func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *config.Target, log io.Writer) (loadtest.Workload, *loadtest.Sizing, error) {
-	tk, err := loadtest.DetectTokenizer(ctx, client, t.URL, t.Model)
-	if err != nil {
-		return nil, nil, err
-	}
-	var z *loadtest.Sizing
-	if tk != nil {
-		if z, err = loadtest.SizeWithTokenizer(ctx, tk); err != nil {
-			fmt.Fprintf(log, "tokenize endpoint unusable (%v); calibrating from usage\n", err)
-			tk = nil
-		}
-	}
-	if z == nil {
-		if z, err = loadtest.SizeFromUsage(ctx, client, t, config.API(b.api)); err != nil {
+	tk := &prompt.Tokenizer{Client: client, BaseURL: t.URL, Redacted: t.RedactedURL(), Model: t.Model,
+		Dialects: prompt.Dialects(t.Backend), Timeout: min(b.timeout, prompt.DefaultTimeout)}
+	synthetic := b.dataset != "sharegpt" && b.dataset != "jsonl"
+	var limit int
+	var source string
+	if synthetic {
+		limit, source = tk.ContextSize(ctx)
+		if err := b.fitContext(limit, source, 0); err != nil {
 			return nil, nil, err
 		}
+	}
+	z, err := loadtest.SizeWithTokenizer(ctx, tk)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if !errors.Is(err, prompt.ErrNoTokenizer) {
+			fmt.Fprintf(log, "tokenize endpoint unusable (%v); calibrating from usage\n", err)
+		}
+		tk = nil
+		if z, err = loadtest.SizeFromUsage(ctx, client, t, config.API(b.api), b.inTok, b.timeout); err != nil {
+			return nil, nil, err
+		}
+	}
+	if synthetic {
+		if err := b.fitContext(limit, source, z.Overhead); err != nil {
+			return nil, nil, err
+		}
+		z.Context, z.ContextSource = limit, source
 	}
 	want := b.numPrompts + b.warmupRequests()
 	if b.duration > 0 || b.sweep || b.rates != "" {
@@ -61,6 +79,19 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 		}
 	}
 	return w, z, nil
+}
+
+// fitContext refuses flags whose largest synthetic request (prefix,
+// prompt and output at their --range-ratio maximum, plus the overhead the
+// server adds to a prompt) exceeds the server's context, naming it.
+func (b *benchFlags) fitContext(limit int, source string, overhead int) error {
+	in, out := b.prefixTok+loadtest.SpreadMax(b.inTok, b.rangeRatio), loadtest.SpreadMax(b.outTok, b.rangeRatio)
+	if limit <= 0 || in+out+overhead <= limit {
+		return nil
+	}
+	return fmt.Errorf("--input-tokens %d + --output-tokens %d do not fit the server's context of %d tokens (%s): "+
+		"the largest request needs %d (prompt %d, output %d, %d the server adds); lower them, or give the server a larger context",
+		b.inTok, b.outTok, limit, source, in+out+overhead, in, out, overhead)
 }
 
 // datasetPool is how many dataset entries a run of unknown length keeps.
