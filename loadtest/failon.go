@@ -145,9 +145,14 @@ func (c Condition) Check(rep *Report) (holds bool, got float64, err error) {
 	return holds, v, nil
 }
 
+// numericKeys are rep's numeric result keys as --fail-on reads them:
+// TTFT and E2EL of the report's basis (from the schedule when requests
+// queued in the client), like its goodput.
 func numericKeys(rep *Report) map[string]float64 {
 	out := map[string]float64{}
-	for _, kv := range rep.VLLMKeys() {
+	basis := *rep
+	basis.TTFT, basis.E2EL = rep.BasisTTFT(), rep.BasisE2EL()
+	for _, kv := range basis.VLLMKeys() {
 		switch v := kv.Value.(type) {
 		case float64:
 			out[kv.Key] = v

@@ -75,6 +75,7 @@ func (rep *Report) VLLMKeys() []KV {
 	if rep.Lag.Count > 0 {
 		kv = append(kv, KV{"llm_prober_send_lag_ms", statsMap(rep.Lag)})
 	}
+	kv = append(kv, rep.scheduleKeys()...)
 	return kv
 }
 
