@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// benchMockWith serves a mock with options o, and next (if set) in
+// front of its chat endpoint.
+func benchMockWith(t *testing.T, o mockvllm.Options, chat http.HandlerFunc) string {
+	t.Helper()
+	s := mockvllm.New(o)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if chat != nil && r.URL.Path == "/v1/chat/completions" {
+			chat(w, r)
+			return
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	return ts.URL
+}
+
+// Issue 21's repro, scaled: requests queue behind --max-concurrency 1,
+// so from their planned send time most miss e2el:400 though each takes
+// ~100 ms once sent; --fail-on 'goodput<99' must fail the run.
+func TestBenchCLIClientQueueingFailsGoodput(t *testing.T) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL, o.BatchSlowdown = mockvllm.Dist{Mean: 100 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}, 0
+	url := benchMockWith(t, o, nil)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "40", "--burstiness", "50", "--max-concurrency", "1",
+		"--num-prompts", "8", "--input-tokens", "8", "--output-tokens", "2", "--goodput", "e2el:400", "--fail-on", "goodput<99",
+		"--progress", "off", "--metrics-interval", "50ms", "--output-json", out)
+	if code != exitFailOn || !strings.Contains(log, "fail-on goodput<99 holds") {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, exitFailOn, stdout, log)
+	}
+	for _, want := range []string{"Goodput, --fail-on, knee, verdict use:   from the schedule", "waited for a --max-concurrency slot",
+		"Verdict:                                 client_concurrency_cap"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	var res map[string]any
+	raw, err := os.ReadFile(out)
+	if err == nil {
+		err = json.Unmarshal(raw, &res)
+	}
+	if err != nil || res["llm_prober_latency_basis"] != "schedule" || res["llm_prober_goodput_percent"] != res["llm_prober_goodput_schedule_percent"] {
+		t.Errorf("JSON: %v basis %v goodput %v", err, res["llm_prober_latency_basis"], res["llm_prober_goodput_percent"])
+	}
+}
+
+// Without --fail-on, a run in which no request succeeds, or too many
+// fail, exits 4 and its verdict names the failures first.
+func TestBenchCLIExitsWhenRequestsFail(t *testing.T) {
+	for _, c := range []struct {
+		rate float64
+		want string
+	}{{1, "no request succeeded"}, {0.5, "of 30 requests failed"}} {
+		o := mockvllm.DefaultOptions()
+		o.Faults = mockvllm.FaultRates{mockvllm.FaultError500: c.rate}
+		url := benchMockWith(t, o, nil)
+		code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "inf", "--num-prompts", "30", "--input-tokens", "8",
+			"--output-tokens", "2", "--progress", "off", "--metrics-interval", "50ms")
+		if code != exitFailed || !strings.Contains(log, c.want) || !strings.Contains(stdout, "Verdict:                                 requests_failing") {
+			t.Errorf("%g failing: exit %d, want %d\n%s\n%s", c.rate, code, exitFailed, stdout, log)
+		}
+	}
+}
+
+// SIGINT and SIGTERM stop a run against a hung server: the requests in
+// flight are cancelled and counted, the partial report is printed and
+// written, and the exit code is 1.
+func TestBenchCLISignalStopsRun(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		var arrived atomic.Int64
+		url := benchMockWith(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, r *http.Request) {
+			arrived.Add(1)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		})
+		out := filepath.Join(t.TempDir(), "r.json")
+		cmd := exec.Command(binary, "bench", "--url", url, "--request-rate", "inf", "--num-prompts", "5", "--input-tokens", "8",
+			"--output-tokens", "2", "--progress", "off", "--output-json", out)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		for arrived.Load() < 5 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(time.Minute): // a generous guard, not a timing assertion
+			_ = cmd.Process.Kill()
+			t.Fatalf("%v: bench still running\n%s", sig, stderr.String())
+		}
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(stderr.String(), "interrupted") {
+			t.Errorf("%v: %v\n%s", sig, err, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "Cancelled requests (run cut them off):   5") {
+			t.Errorf("%v: report:\n%s", sig, stdout.String())
+		}
+		var res map[string]any
+		raw, err := os.ReadFile(out)
+		if err == nil {
+			err = json.Unmarshal(raw, &res)
+		}
+		if err != nil || res["llm_prober_cancelled"] != 5.0 || len(res["requests"].([]any)) != 5 {
+			t.Errorf("%v: JSON %v, cancelled %v", sig, err, res["llm_prober_cancelled"])
+		}
+	}
+}
