@@ -51,9 +51,13 @@ func TestJudgeBranches(t *testing.T) {
 		{"cap", func(r *Report) { r.Rate, r.MaxConcurrency, r.SlotWaited, r.Lag = 10, 1, 60, st(900, 2800) }, srv(func(*ServerReport) {}), BottleneckCap},
 		{"cap, server saturated", func(r *Report) { r.Rate, r.MaxConcurrency, r.SlotWaited = 10, 1, 60 }, srv(func(s *ServerReport) { s.PeakWaiting, s.MeanWaiting = 8, 4 }), BottleneckBatch},
 		// Failures come first, whatever the server says.
-		{"43% failing", func(r *Report) { r.Completed, r.Failed, r.FailedBy = 57, 43, map[prober.Reason]int{prober.ReasonHTTP5xx: 43} }, srv(func(*ServerReport) {}), BottleneckFailing},
+		{"43% failing", func(r *Report) {
+			r.Completed, r.Failed, r.FailedBy = 57, 43, map[prober.Reason]int{prober.ReasonHTTP5xx: 43}
+		}, srv(func(*ServerReport) {}), BottleneckFailing},
 		{"none succeeded", func(r *Report) { r.Completed, r.Cancelled = 0, 8 }, nil, BottleneckFailing},
-		{"4% failing is a caveat", func(r *Report) { r.Completed, r.Failed, r.FailedBy = 96, 4, map[prober.Reason]int{prober.ReasonHTTP5xx: 4} }, srv(func(*ServerReport) {}), BottleneckOptimal},
+		{"4% failing is a caveat", func(r *Report) {
+			r.Completed, r.Failed, r.FailedBy = 96, 4, map[prober.Reason]int{prober.ReasonHTTP5xx: 4}
+		}, srv(func(*ServerReport) {}), BottleneckOptimal},
 		{"no metrics", nil, &ServerReport{Err: "connect: refused"}, BottleneckNoMetric},
 	} {
 		rep := base()
