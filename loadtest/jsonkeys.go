@@ -29,7 +29,7 @@ func (rep *Report) VLLMKeys() []KV {
 	}
 	kv := []KV{
 		{"date", time.Now().Format("20060102-150405")},
-		{"num_prompts", rep.Completed + rep.Failed},
+		{"num_prompts", rep.Completed + rep.Failed + rep.Cancelled}, // one per entry of the arrays
 		{"request_rate", rate},
 		{"burstiness", rep.Burstiness},
 		{"max_concurrency", maxConc},

@@ -318,7 +318,9 @@ func (r *runner) do(i int, planned time.Duration, warmup, wait, slotWaited bool)
 		if !rec.Cancelled() || !res.HasTTFT {
 			rec.TTFT = 0 // a cut-off request keeps its TTFT: it may have missed the SLO already
 		}
-		r.failed.Add(1)
+		if !rec.Cancelled() {
+			r.failed.Add(1)
+		}
 	}
 	r.record(rec, res, warmup)
 }
@@ -329,7 +331,6 @@ func (r *runner) cancelled(i int, planned time.Duration, warmup bool) {
 	it := r.o.Workload.Item(i)
 	rec := Record{Index: int64(i), Planned: int64(planned), Start: now, End: now, PlannedPrompt: int32(it.PromptTokens),
 		PlannedOutput: int32(it.OutputTokens), Reason: ReasonCancelled, Warmup: warmup}
-	r.failed.Add(1)
 	r.record(rec, &prober.Result{Reason: ReasonCancelled, Err: errors.New("cancelled before it was sent")}, warmup)
 }
 
