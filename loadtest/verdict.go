@@ -68,12 +68,14 @@ func Judge(rep *Report, srv *ServerReport) Verdict {
 		add("caveat: %d of %d requests failed (%.1f%%, at most %g%% allowed)", rep.Failed, rep.Completed+rep.Failed,
 			100*failedShare(rep), 100*MaxFailedShare)
 	}
-	if b, summary := clientHeldBack(rep, srv, add); b != "" {
-		v.Bottleneck, v.Summary = b, summary
-		return v
-	}
+	// The client's verdict still shows the server's evidence: it is why
+	// the server was not named.
+	client, clientSummary := clientHeldBack(rep, srv, add)
 	if srv == nil || !srv.Available {
 		v.Bottleneck, v.Summary = BottleneckNoMetric, "no server metrics; judge from latency alone"
+		if client != "" {
+			v.Bottleneck, v.Summary = client, clientSummary
+		}
 		if srv != nil && srv.Err != "" {
 			add("server metrics: %s", srv.Err)
 		}
@@ -93,6 +95,8 @@ func Judge(rep *Report, srv *ServerReport) Verdict {
 	}
 	add("prefill share of service time %.0f%% (mean TTFT %.1f ms, E2EL %.1f ms)", 100*share, rep.TTFT.Mean, rep.E2EL.Mean)
 	switch {
+	case client != "":
+		v.Bottleneck, v.Summary = client, clientSummary
 	case srv.PeakKVUsage >= kvFull && (srv.Preemptions > 0 || srv.PeakWaiting > 0):
 		v.Bottleneck = BottleneckKVCache
 		v.Summary = "the KV cache is full: requests wait or are preempted for memory (more GPU memory, shorter contexts, quantised KV cache, or fewer replicas' load)"

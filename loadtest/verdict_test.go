@@ -68,6 +68,12 @@ func TestJudgeBranches(t *testing.T) {
 			t.Errorf("%s: %s (%v), want %s", c.name, v.Bottleneck, v.Evidence, c.want)
 		}
 	}
+	// A client verdict keeps the server's evidence: why it was not named.
+	rep0 := base()
+	lagging(rep0)
+	if v := Judge(rep0, srv(func(*ServerReport) {})); !strings.Contains(strings.Join(v.Evidence, "\n"), "peak waiting requests 0") {
+		t.Errorf("client verdict hides the server's evidence: %v", v.Evidence)
+	}
 	// A large p99 lag alone is a caveat, not the verdict.
 	rep := base()
 	rep.Rate, rep.Lag, rep.GenLag = 100, st(1, 30), st(1, 30)
