@@ -101,20 +101,25 @@ func TestIdleTimeoutBoundsStalls(t *testing.T) {
 	}
 }
 
-// --duration ends the run: requests still in flight are cut off and
-// counted as cancelled, not failed, and not lost.
+// --duration ends the run: requests still in flight, warm-up ones too,
+// are cut off and counted as cancelled, not failed, and not lost.
 func TestDurationCancelsStragglers(t *testing.T) {
 	o := fixedMock()
 	o.Faults, o.StallTimeout = mockvllm.FaultRates{mockvllm.FaultStall: 1}, time.Hour
 	_, tg, client := startMock(t, o)
 	opts := baseOptions(tg, client, 8, 8)
-	opts.Rate, opts.Duration, opts.Timeout = 50, 300*time.Millisecond, time.Hour
+	opts.Rate, opts.Duration, opts.Timeout, opts.WarmupRequests = 50, 300*time.Millisecond, time.Hour, 2
 	run, err := Execute(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := Summarize(run, SLO{}, nil)
-	if len(run.Records) == 0 || rep.Cancelled != len(run.Records) || rep.Failed != 0 || rep.Completed != 0 || run.Interrupted {
+	for _, r := range run.Records {
+		if !r.Cancelled() {
+			t.Errorf("request %d (warm-up %v): %q, want cancelled", r.Index, r.Warmup, r.Reason)
+		}
+	}
+	if rep.Warmup != 2 || len(run.Records) <= 2 || rep.Cancelled != len(run.Records)-2 || rep.Failed != 0 || rep.Completed != 0 || run.Interrupted {
 		t.Errorf("%d records: cancelled %d failed %d completed %d interrupted %v", len(run.Records), rep.Cancelled, rep.Failed, rep.Completed, run.Interrupted)
 	}
 	if v := Judge(rep, nil); v.Bottleneck != BottleneckFailing {

@@ -38,6 +38,13 @@ type runner struct {
 	started time.Time
 	stop    atomic.Bool
 	waker   *waker // the last stretch to a planned send
+	// endCtx parents every request: cancelled when --duration ends
+	// (armed once the measured part's start is known), so stragglers are
+	// cut off and counted as cancelled.
+	endCtx  context.Context
+	endRun  context.CancelFunc
+	armEnd  sync.Once
+	endTime *time.Timer
 
 	mu  sync.Mutex
 	run *Run
@@ -66,6 +73,13 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	if n := r.total(); n > 0 {
 		r.run.Records = make([]Record, 0, n) // no doubling copies at a million
 	}
+	r.endCtx, r.endRun = context.WithCancel(ctx)
+	defer func() {
+		r.endRun()
+		if r.endTime != nil {
+			r.endTime.Stop()
+		}
+	}()
 	r.warmupEnd.Store(-1)
 	if o.WarmupDuration > 0 {
 		r.warmupEnd.Store(int64(o.WarmupDuration))
@@ -114,6 +128,9 @@ func (r *runner) admit(i int, t time.Duration) (warmup, ok bool) {
 	if r.warmupEnd.Load() < 0 {
 		r.warmupEnd.CompareAndSwap(-1, int64(t))
 	}
+	if o.Duration > 0 {
+		r.armEnd.Do(func() { r.endTime = time.AfterFunc(time.Until(r.started.Add(r.end())), r.endRun) })
+	}
 	if o.NumPrompts > 0 && r.measured.Load() >= int64(o.NumPrompts) {
 		return false, false
 	}
@@ -147,6 +164,9 @@ func (r *runner) openLoop() {
 	if math.IsInf(r.o.Rate, 1) && (r.o.WarmupRequests > 0 || r.o.WarmupDuration > 0) {
 		first = r.warmupAtOnce(r.o.WarmupConcurrency())
 		origin = time.Since(r.started)
+		if r.o.WarmupDuration > 0 {
+			r.warmupEnd.Store(int64(origin)) // --duration counts from here, not from the warm-up's nominal end
+		}
 	}
 	for i := first; ; i++ {
 		planned := origin + arr.next()
@@ -274,19 +294,14 @@ func (r *runner) do(i int, planned time.Duration, warmup, wait, slotWaited bool)
 	if wait {
 		r.waker.sleep(time.Until(r.started.Add(planned)))
 	}
-	// The run's end (--duration) cuts a measured request off; the idle
-	// watch and --timeout bound it on their own.
-	runCtx, endRun := r.ctx, context.CancelFunc(func() {})
-	if end := r.end(); end > 0 && !warmup {
-		runCtx, endRun = context.WithDeadline(r.ctx, r.started.Add(end))
-	}
-	ctx, idle, stopIdle := watchIdle(runCtx, r.o.IdleTimeout)
+	// An interrupt or the run's end (endCtx) cuts the request off; the
+	// idle watch and --timeout bound it on their own.
+	ctx, idle, stopIdle := watchIdle(r.endCtx, r.o.IdleTimeout)
 	ctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
 	res := prober.Run(ctx, r.client, r.o.Target, m, r.o.IDPrefix+"-"+strconv.Itoa(i), r.o.UserAgent)
 	cancel()
 	stopIdle()
-	cutOff := runCtx.Err() != nil
-	endRun()
+	cutOff := r.endCtx.Err() != nil
 	end := time.Since(r.started)
 	if !res.Success() {
 		switch {

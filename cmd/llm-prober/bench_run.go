@@ -195,7 +195,11 @@ func (env *benchEnv) failOn(rep *loadtest.Report) int {
 			fmt.Fprintln(env.log, err)
 			code = exitFailOn
 		case holds:
-			fmt.Fprintf(env.log, "fail-on %s holds (%s = %g)\n", c.Src, c.Key, got)
+			basis := ""
+			if rep.Basis == loadtest.BasisSchedule {
+				basis = "; latency and goodput counted from the schedule"
+			}
+			fmt.Fprintf(env.log, "fail-on %s holds (%s = %g%s)\n", c.Src, c.Key, got, basis)
 			code = exitFailOn
 		}
 	}
