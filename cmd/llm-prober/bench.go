@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/llm-prober/llm-prober/loadtest"
 )
 
 // benchFlags are the flags of `llm-prober bench`; names follow vllm bench
@@ -50,7 +53,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	b := &benchFlags{}
 	c := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan. "+
 		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag; "+
-		"3 a --fail-on condition held; 4 no request succeeded, or more than 5% of a single run's requests failed (even without --fail-on).")
+		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed (even without --fail-on).", 100*loadtest.MaxFailedShare))
 	b.cmd = c
 	c.Flag("url", "Base URL of the server (e.g. http://localhost:8000); or use --config.file and --target.").StringVar(&b.url)
 	c.Flag("model", "Model name (default: the first of /v1/models, or the target's).").StringVar(&b.model)

@@ -82,6 +82,20 @@ func TestBenchCLIExitsWhenRequestsFail(t *testing.T) {
 	}
 }
 
+// bench --help lists the exit codes and the idle timeout.
+func TestBenchHelpListsExitCodes(t *testing.T) {
+	out, err := exec.Command(binary, "bench", "--help").CombinedOutput()
+	if err != nil {
+		t.Fatal(err, string(out))
+	}
+	flat := strings.Join(strings.Fields(string(out)), " ")
+	for _, want := range []string{"3 a --fail-on condition held", "4 no request succeeded, or more than 5% of a single run's requests failed", "--idle-timeout=2m"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("bench --help lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // SIGINT and SIGTERM stop a run against a hung server: the requests in
 // flight are cancelled and counted, the partial report is printed and
 // written, and the exit code is 1.
