@@ -54,6 +54,19 @@ func TestScheduleLatencyUnderClientQueueing(t *testing.T) {
 			t.Errorf("--fail-on %s: holds %v (%g), %v", src, holds, got, err)
 		}
 	}
+	if (&Point{Report: rep}).Good(99) {
+		t.Error("a sweep point whose requests queued in the client counts as good: the knee would be optimistic")
+	}
+	// Without SLOs the goodput keys mean nothing: --fail-on refuses them.
+	for _, k := range []string{"llm_prober_goodput_schedule_percent<99", "llm_prober_goodput_send_percent<99"} {
+		c, _ := ParseCondition(k)
+		if err := c.Resolve(nil, SLO{}); err == nil {
+			t.Errorf("--fail-on %s accepted without --goodput", k)
+		}
+		if err := c.Resolve(nil, slo); err != nil {
+			t.Errorf("--fail-on %s: %v", k, err)
+		}
+	}
 	if v := Judge(rep, &ServerReport{Err: "--no-server-metrics"}); v.Bottleneck != BottleneckCap {
 		t.Errorf("verdict %s %v, want %s", v.Bottleneck, v.Evidence, BottleneckCap)
 	}

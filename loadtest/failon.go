@@ -53,7 +53,8 @@ func ParseCondition(s string) (Condition, error) {
 
 // goodputKeys are the result keys that mean something only with SLOs:
 // without --goodput every successful request counts as good.
-var goodputKeys = []string{"llm_prober_goodput_percent", "request_goodput", "llm_prober_good_requests"}
+var goodputKeys = []string{"llm_prober_goodput_percent", "request_goodput", "llm_prober_good_requests",
+	"llm_prober_goodput_send_percent", "llm_prober_goodput_schedule_percent"}
 
 // FailOnKeys lists the numeric result keys a condition can name in a run
 // with percentiles ps and objectives slo (the goodput keys only when slo
