@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
@@ -147,5 +150,48 @@ func TestBenchCLISignalStopsRun(t *testing.T) {
 		if err != nil || res["llm_prober_cancelled"] != 5.0 || len(res["requests"].([]any)) != 5 {
 			t.Errorf("%v: JSON %v, cancelled %v", sig, err, res["llm_prober_cancelled"])
 		}
+	}
+}
+
+// An interrupted sweep still prints its table and writes the points run
+// so far, the interrupted one with its requests counted as cancelled.
+func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
+	var arrived atomic.Int64
+	url := benchMockWith(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	out := filepath.Join(t.TempDir(), "s.json")
+	app := kingpin.New("llm-prober", "")
+	b := newBenchCmd(app)
+	if _, err := app.Parse([]string{"bench", "--url", url, "--rates", "200,400", "--num-prompts", "4", "--input-tokens", "8",
+		"--output-tokens", "2", "--goodput", "ttft:1000", "--progress", "off", "--no-server-metrics", "--output-json", out}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		for arrived.Load() < 4 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	var stdout, log bytes.Buffer
+	code, err := b.main(ctx, &stdout, &log)
+	if code != 1 || err == nil || !strings.Contains(stdout.String(), "Rate sweep") {
+		t.Errorf("exit %d, %v\n%s\n%s", code, err, stdout.String(), log.String())
+	}
+	var sj struct {
+		Points []map[string]any `json:"points"`
+	}
+	raw, err := os.ReadFile(out)
+	if err == nil {
+		err = json.Unmarshal(raw, &sj)
+	}
+	if err != nil || len(sj.Points) != 1 || sj.Points[0]["llm_prober_cancelled"] != 4.0 {
+		t.Errorf("sweep JSON: %v, %+v", err, sj.Points)
 	}
 }
