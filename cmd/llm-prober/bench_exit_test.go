@@ -63,7 +63,18 @@ func TestBenchCLIClientQueueingFailsGoodput(t *testing.T) {
 		err = json.Unmarshal(raw, &res)
 	}
 	if err != nil || res["llm_prober_latency_basis"] != "schedule" || res["llm_prober_goodput_percent"] != res["llm_prober_goodput_schedule_percent"] {
-		t.Errorf("JSON: %v basis %v goodput %v", err, res["llm_prober_latency_basis"], res["llm_prober_goodput_percent"])
+		t.Fatalf("JSON: %v basis %v goodput %v", err, res["llm_prober_latency_basis"], res["llm_prober_goodput_percent"])
+	}
+	// Each request says whether it queued; its latency from the schedule
+	// recomputes from the file: latency + start_s − planned_s.
+	waited := 0
+	for _, r := range res["requests"].([]any) {
+		if r.(map[string]any)["slot_waited"] == true {
+			waited++
+		}
+	}
+	if waited != int(res["llm_prober_slot_waited_requests"].(float64)) || waited == 0 {
+		t.Errorf("%d requests marked slot_waited, the aggregate says %v", waited, res["llm_prober_slot_waited_requests"])
 	}
 }
 
