@@ -175,8 +175,7 @@ func (r *runner) openLoop() {
 			break
 		}
 		if !r.sleepUntil(timer, planned-sendLead) {
-			r.cancelled(i, planned, warmup)
-			break
+			break // interrupted before this request was due: not part of the run
 		}
 		waited := false
 		if sem != nil {
@@ -190,7 +189,7 @@ func (r *runner) openLoop() {
 				}
 			}
 			if r.ctx.Err() != nil {
-				r.cancelled(i, planned, warmup)
+				r.cancelled(i, planned, warmup) // due, but queued in the client when interrupted
 				break
 			}
 		}
@@ -340,7 +339,8 @@ func (r *runner) do(i int, planned time.Duration, warmup, wait, slotWaited bool)
 	r.record(rec, res, warmup)
 }
 
-// cancelled records request i, admitted but never sent: the run ended.
+// cancelled records request i, due but never sent: an interrupt came
+// while it waited for a --max-concurrency slot.
 func (r *runner) cancelled(i int, planned time.Duration, warmup bool) {
 	now := int64(time.Since(r.started))
 	it := r.o.Workload.Item(i)
