@@ -53,7 +53,8 @@ func ParseCondition(s string) (Condition, error) {
 
 // goodputKeys are the result keys that mean something only with SLOs:
 // without --goodput every successful request counts as good.
-var goodputKeys = []string{"llm_prober_goodput_percent", "request_goodput", "llm_prober_good_requests"}
+var goodputKeys = []string{"llm_prober_goodput_percent", "request_goodput", "llm_prober_good_requests",
+	"llm_prober_goodput_send_percent", "llm_prober_goodput_schedule_percent"}
 
 // FailOnKeys lists the numeric result keys a condition can name in a run
 // with percentiles ps and objectives slo (the goodput keys only when slo
@@ -145,9 +146,14 @@ func (c Condition) Check(rep *Report) (holds bool, got float64, err error) {
 	return holds, v, nil
 }
 
+// numericKeys are rep's numeric result keys as --fail-on reads them:
+// TTFT and E2EL of the report's basis (from the schedule when requests
+// queued in the client), like its goodput.
 func numericKeys(rep *Report) map[string]float64 {
 	out := map[string]float64{}
-	for _, kv := range rep.VLLMKeys() {
+	basis := *rep
+	basis.TTFT, basis.E2EL = rep.BasisTTFT(), rep.BasisE2EL()
+	for _, kv := range basis.VLLMKeys() {
 		switch v := kv.Value.(type) {
 		case float64:
 			out[kv.Key] = v

@@ -29,7 +29,7 @@ func (rep *Report) VLLMKeys() []KV {
 	}
 	kv := []KV{
 		{"date", time.Now().Format("20060102-150405")},
-		{"num_prompts", rep.Completed + rep.Failed},
+		{"num_prompts", rep.Completed + rep.Failed + rep.Cancelled}, // one per entry of the arrays
 		{"request_rate", rate},
 		{"burstiness", rep.Burstiness},
 		{"max_concurrency", maxConc},
@@ -75,6 +75,7 @@ func (rep *Report) VLLMKeys() []KV {
 	if rep.Lag.Count > 0 {
 		kv = append(kv, KV{"llm_prober_send_lag_ms", statsMap(rep.Lag)})
 	}
+	kv = append(kv, rep.scheduleKeys()...)
 	return kv
 }
 

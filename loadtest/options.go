@@ -34,13 +34,17 @@ type Options struct {
 	Concurrency int
 
 	// Warm-up requests (the first WarmupRequests, or those planned in the
-	// first WarmupDuration) are sent but not measured.
+	// first WarmupDuration) are sent but not measured. At an infinite
+	// rate they are sent by WarmupConcurrency() workers, never all at once.
 	WarmupRequests int
 	WarmupDuration time.Duration
 
-	Seed        int64
-	Timeout     time.Duration // per request; default 10 minutes
-	IgnoreEOS   bool          // pin output lengths: ignore_eos and min_tokens = max_tokens
+	Seed    int64
+	Timeout time.Duration // per request; default 10 minutes
+	// IdleTimeout fails a request that receives nothing for this long
+	// (no headers, no body bytes); default DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	IgnoreEOS   bool // pin output lengths: ignore_eos and min_tokens = max_tokens
 	Temperature *float64
 	ExtraBody   map[string]any
 	// NoContinuousUsage turns off stream_options.continuous_usage_stats
@@ -55,6 +59,19 @@ type Options struct {
 	// IDPrefix starts every X-Request-Id (default "bench").
 	IDPrefix  string
 	UserAgent string
+}
+
+// DefaultWarmupConcurrency is the most warm-up requests in flight at an
+// infinite rate without --max-concurrency.
+const DefaultWarmupConcurrency = 8
+
+// WarmupConcurrency is the most warm-up requests in flight at an
+// infinite rate: --max-concurrency, else DefaultWarmupConcurrency.
+func (o *Options) WarmupConcurrency() int {
+	if o.MaxConcurrency > 0 {
+		return o.MaxConcurrency
+	}
+	return DefaultWarmupConcurrency
 }
 
 // ClosedLoop reports whether the run is closed-loop.
@@ -76,6 +93,8 @@ func (o *Options) check() error {
 		return errors.New("the request rate must be positive (inf for all at once), or set a concurrency for a closed loop")
 	case !o.ClosedLoop() && math.IsInf(o.Rate, 1) && o.Duration > 0 && o.MaxConcurrency == 0:
 		return errors.New("an infinite rate for a duration needs --max-concurrency (else it sends without end)")
+	case o.Timeout < 0 || o.IdleTimeout < 0:
+		return errors.New("timeouts cannot be negative")
 	case o.WarmupDuration > 0 && o.WarmupRequests > 0:
 		return errors.New("warm-up is a number of requests or a duration, not both")
 	}

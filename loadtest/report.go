@@ -47,6 +47,14 @@ type Report struct {
 	// Lag is how late requests were sent against the schedule (open loop:
 	// timer and --max-concurrency waits), in ms.
 	Lag Stats
+
+	// Cancelled counts measured requests the run cut off (an interrupt,
+	// --duration's end): not failures; against goodput only when they
+	// had already missed an SLO.
+	Cancelled int
+	// Latency from the schedule (open loop, schedule.go); Good,
+	// GoodputRate and GoodputPercent are those of Basis.
+	Schedule
 }
 
 // Summarize computes the report of r's measured requests.
@@ -67,6 +75,7 @@ func Summarize(r *Run, slo SLO, ps []float64) *Report {
 		rep.Workload = o.Workload.Describe()
 	}
 	var ttft, tpot, e2el, lag []float64
+	var sc scheduleAcc
 	first, last := int64(math.MaxInt64), int64(0)
 	var events []int64 // +start, -end, for concurrency
 	for i := range r.Records {
@@ -79,6 +88,11 @@ func Summarize(r *Run, slo SLO, ps []float64) *Report {
 		events = append(events, rec.Start<<1|1, rec.End<<1)
 		if !o.ClosedLoop() {
 			lag = append(lag, ms(rec.Start-rec.Planned))
+		}
+		sc.add(rec, slo, !o.ClosedLoop())
+		if rec.Cancelled() {
+			rep.Cancelled++
+			continue
 		}
 		if !rec.Success() {
 			rep.Failed++
@@ -95,9 +109,6 @@ func Summarize(r *Run, slo SLO, ps []float64) *Report {
 		if rec.OutputTokens > 1 {
 			tpot = append(tpot, ms(rec.TPOT))
 		}
-		if rec.good(slo) {
-			rep.Good++
-		}
 	}
 	if first < last {
 		rep.Duration = time.Duration(last - first)
@@ -106,10 +117,6 @@ func Summarize(r *Run, slo SLO, ps []float64) *Report {
 		rep.RequestThroughput = float64(rep.Completed) / d
 		rep.OutputThroughput = float64(rep.TotalOutput) / d
 		rep.TotalTokenThroughput = float64(rep.TotalInput+rep.TotalOutput) / d
-		rep.GoodputRate = float64(rep.Good) / d
-	}
-	if n := rep.Completed + rep.Failed; n > 0 {
-		rep.GoodputPercent = 100 * float64(rep.Good) / float64(n)
 	}
 	for _, c := range r.TokensPerSecond {
 		rep.PeakOutputThroughput = max(rep.PeakOutputThroughput, float64(c))
@@ -120,6 +127,7 @@ func Summarize(r *Run, slo SLO, ps []float64) *Report {
 	rep.E2EL = exactStats(e2el, ps)
 	rep.ITL = r.ITL.Stats(ps)
 	rep.Lag = exactStats(lag, ps)
+	sc.finish(rep, ps)
 	return rep
 }
 

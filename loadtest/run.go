@@ -2,6 +2,10 @@ package loadtest
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -30,9 +34,17 @@ type Run struct {
 type runner struct {
 	o       Options
 	ctx     context.Context
+	client  *http.Client // o.Client under the idle watch
 	started time.Time
 	stop    atomic.Bool
 	waker   *waker // the last stretch to a planned send
+	// endCtx parents every request: cancelled when --duration ends
+	// (armed once the measured part's start is known), so stragglers are
+	// cut off and counted as cancelled.
+	endCtx  context.Context
+	endRun  context.CancelFunc
+	armEnd  sync.Once
+	endTime *time.Timer
 
 	mu  sync.Mutex
 	run *Run
@@ -51,13 +63,23 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Minute
 	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
 	if o.IDPrefix == "" {
 		o.IDPrefix = "bench"
 	}
-	r := &runner{o: o, ctx: ctx, run: &Run{Opts: o, Errors: map[prober.Reason]string{}}}
+	r := &runner{o: o, ctx: ctx, client: withIdleTransport(o.Client), run: &Run{Opts: o, Errors: map[prober.Reason]string{}}}
 	if n := r.total(); n > 0 {
 		r.run.Records = make([]Record, 0, n) // no doubling copies at a million
 	}
+	r.endCtx, r.endRun = context.WithCancel(ctx)
+	defer func() {
+		r.endRun()
+		if r.endTime != nil {
+			r.endTime.Stop()
+		}
+	}()
 	r.warmupEnd.Store(-1)
 	if o.WarmupDuration > 0 {
 		r.warmupEnd.Store(int64(o.WarmupDuration))
@@ -106,6 +128,9 @@ func (r *runner) admit(i int, t time.Duration) (warmup, ok bool) {
 	if r.warmupEnd.Load() < 0 {
 		r.warmupEnd.CompareAndSwap(-1, int64(t))
 	}
+	if o.Duration > 0 {
+		r.armEnd.Do(func() { r.endTime = time.AfterFunc(time.Until(r.started.Add(r.end())), r.endRun) })
+	}
 	if o.NumPrompts > 0 && r.measured.Load() >= int64(o.NumPrompts) {
 		return false, false
 	}
@@ -132,21 +157,39 @@ func (r *runner) openLoop() {
 	defer r.waker.close()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	for i := 0; ; i++ {
-		planned := arr.next()
+	// At an infinite rate every planned time is 0: a warm-up would be
+	// sent all at once (or, by duration, without end). It goes first,
+	// bounded, and the schedule starts when it has ended.
+	first, origin := 0, time.Duration(0)
+	if math.IsInf(r.o.Rate, 1) && (r.o.WarmupRequests > 0 || r.o.WarmupDuration > 0) {
+		first = r.warmupAtOnce(r.o.WarmupConcurrency())
+		origin = time.Since(r.started)
+		if r.o.WarmupDuration > 0 {
+			r.warmupEnd.Store(int64(origin)) // --duration counts from here, not from the warm-up's nominal end
+		}
+	}
+	for i := first; ; i++ {
+		planned := origin + arr.next()
 		warmup, ok := r.admit(i, planned)
 		if !ok {
 			break
 		}
 		if !r.sleepUntil(timer, planned-sendLead) {
-			break
+			break // interrupted before this request was due: not part of the run
 		}
+		waited := false
 		if sem != nil {
 			select {
 			case sem <- struct{}{}:
-			case <-r.ctx.Done():
+			default:
+				waited = true // queued in the client: the schedule-based latency counts it
+				select {
+				case sem <- struct{}{}:
+				case <-r.ctx.Done():
+				}
 			}
 			if r.ctx.Err() != nil {
+				r.cancelled(i, planned, warmup) // due, but queued in the client when interrupted
 				break
 			}
 		}
@@ -154,13 +197,49 @@ func (r *runner) openLoop() {
 		r.inflight.Add(1)
 		go func() {
 			defer wg.Done()
-			r.do(i, planned, warmup, true)
+			r.do(i, planned, warmup, true, waited)
 			if sem != nil {
 				<-sem
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// warmupAtOnce sends an infinite rate's warm-up with at most users in
+// flight: WarmupRequests of them, or for WarmupDuration. It returns the
+// index of the first measured request.
+func (r *runner) warmupAtOnce(users int) int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	admit := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		o := &r.o
+		if r.ctx.Err() != nil || (o.WarmupRequests > 0 && next >= o.WarmupRequests) ||
+			(o.WarmupDuration > 0 && time.Since(r.started) >= o.WarmupDuration) {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}
+	for range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i, ok := admit()
+				if !ok {
+					return
+				}
+				r.inflight.Add(1)
+				r.do(i, time.Since(r.started), true, false, false)
+			}
+		}()
+	}
+	wg.Wait()
+	return next
 }
 
 // sleepUntil waits until planned (since start) on Go's timer, which can
@@ -198,27 +277,45 @@ func (r *runner) closedLoop() {
 					return
 				}
 				r.inflight.Add(1)
-				r.do(i, planned, warmup, false)
+				r.do(i, planned, warmup, false, false)
 			}
 		}()
 	}
 	wg.Wait()
 }
 
-// do sends request i (at its planned time, if wait) and records it.
-func (r *runner) do(i int, planned time.Duration, warmup, wait bool) {
+// do sends request i (at its planned time, if wait) and records it;
+// slotWaited says it queued for a --max-concurrency slot.
+func (r *runner) do(i int, planned time.Duration, warmup, wait, slotWaited bool) {
 	defer r.inflight.Add(-1)
 	it := r.o.Workload.Item(i)
 	m := r.module(it)
 	if wait {
 		r.waker.sleep(time.Until(r.started.Add(planned)))
 	}
-	ctx, cancel := context.WithTimeout(r.ctx, r.o.Timeout)
-	res := prober.Run(ctx, r.o.Client, r.o.Target, m, r.o.IDPrefix+"-"+strconv.Itoa(i), r.o.UserAgent)
+	// An interrupt or the run's end (endCtx) cuts the request off; the
+	// idle watch and --timeout bound it on their own.
+	ctx, idle, stopIdle := watchIdle(r.endCtx, r.o.IdleTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	res := prober.Run(ctx, r.client, r.o.Target, m, r.o.IDPrefix+"-"+strconv.Itoa(i), r.o.UserAgent)
 	cancel()
+	stopIdle()
+	cutOff := r.endCtx.Err() != nil
 	end := time.Since(r.started)
-	if r.ctx.Err() != nil && !res.Success() {
-		return // aborted by the caller: neither a success nor a failure
+	if !res.Success() {
+		switch {
+		case cutOff:
+			// An interrupt or the run's end, not the server: counted apart.
+			res.Reason, res.Err = ReasonCancelled, fmt.Errorf("cancelled by the run's end or an interrupt: %w", res.Err)
+		case idle.fired.Load():
+			res.Reason = prober.ReasonTimeoutHeaders
+			if res.HasTTFT {
+				res.Reason = prober.ReasonTimeoutDecode
+			} else if res.HTTPStatus != 0 {
+				res.Reason = prober.ReasonTimeoutFirstToken
+			}
+			res.Err = fmt.Errorf("no data for %v (--idle-timeout): %w", r.o.IdleTimeout, res.Err)
+		}
 	}
 	start := end
 	if !res.Start.IsZero() {
@@ -229,11 +326,40 @@ func (r *runner) do(i int, planned time.Duration, warmup, wait bool) {
 		PlannedPrompt: int32(it.PromptTokens), PromptTokens: int32(res.PromptTokens),
 		CachedTokens: int32(res.CachedTokens), PlannedOutput: int32(it.OutputTokens),
 		OutputTokens: int32(res.OutputTokens), ITLCount: int32(len(res.ITL)),
-		Reason: res.Reason, Warmup: warmup}
+		Reason: res.Reason, Warmup: warmup, SlotWaited: slotWaited}
 	if !res.Success() {
-		rec.TTFT, rec.TPOT, rec.E2EL = 0, 0, 0
-		r.failed.Add(1)
+		rec.TPOT, rec.E2EL = 0, 0
+		if !rec.Cancelled() || !res.HasTTFT {
+			rec.TTFT = 0 // a cut-off request keeps its TTFT: it may have missed the SLO already
+		}
+		if !rec.Cancelled() {
+			r.failed.Add(1)
+		}
 	}
+	r.record(rec, res, warmup)
+}
+
+// cancelled records request i, due but never sent: an interrupt came
+// while it waited for a --max-concurrency slot.
+func (r *runner) cancelled(i int, planned time.Duration, warmup bool) {
+	now := int64(time.Since(r.started))
+	it := r.o.Workload.Item(i)
+	rec := Record{Index: int64(i), Planned: int64(planned), Start: now, End: now, PlannedPrompt: int32(it.PromptTokens),
+		PlannedOutput: int32(it.OutputTokens), Reason: ReasonCancelled, Warmup: warmup}
+	r.record(rec, &prober.Result{Reason: ReasonCancelled, Err: errors.New("cancelled before it was sent")}, warmup)
+}
+
+// end is when the measured part of the run ends (since start), 0 if it
+// is not bounded by a duration or not known yet.
+func (r *runner) end() time.Duration {
+	w := r.warmupEnd.Load()
+	if r.o.Duration <= 0 || w < 0 {
+		return 0
+	}
+	return time.Duration(w) + r.o.Duration
+}
+
+func (r *runner) record(rec Record, res *prober.Result, warmup bool) {
 	r.mu.Lock()
 	r.run.Records = append(r.run.Records, rec)
 	if !rec.Success() {

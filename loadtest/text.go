@@ -41,6 +41,9 @@ func (rep *Report) WriteText(w io.Writer) {
 	for _, r := range rep.Reasons() {
 		line("  "+string(r), rep.FailedBy[r])
 	}
+	if rep.Cancelled > 0 {
+		line("Cancelled requests (run cut them off)", rep.Cancelled)
+	}
 	line("Benchmark duration (s)", f2(rep.Duration.Seconds()))
 	line("Total input tokens", rep.TotalInput)
 	if rep.ServerPromptTokens > 0 && rep.ServerPromptTokens != rep.TotalInput {
@@ -57,6 +60,10 @@ func (rep *Report) WriteText(w io.Writer) {
 		line("Goodput SLOs (ms)", rep.SLO.String())
 		line("Request goodput (req/s)", f2(rep.GoodputRate))
 		line("Good requests (%)", f2(rep.GoodputPercent))
+		if rep.Mode != "closed-loop" {
+			line("  counted from the send (%)", f2(rep.GoodputPercentSend))
+			line("  counted from the schedule (%)", f2(rep.GoodputPercentSchedule))
+		}
 	}
 	line("Output token throughput (tok/s)", f2(rep.OutputThroughput))
 	line("Peak output token throughput (tok/s)", f2(rep.PeakOutputThroughput))
@@ -69,7 +76,12 @@ func (rep *Report) WriteText(w io.Writer) {
 	rep.writeStats(w, "End-to-end Latency", "E2EL", rep.E2EL)
 	if rep.Mode != "closed-loop" && rep.Lag.Count > 0 {
 		rep.writeStats(w, "Send lag behind schedule", "lag", rep.Lag)
+		rep.writeStats(w, "TTFT from the planned send time", "TTFT", rep.SchedTTFT)
+		rep.writeStats(w, "E2EL from the planned send time", "E2EL", rep.SchedE2EL)
 	}
+	fmt.Fprintln(w, center("Latency basis", '-'))
+	fmt.Fprintf(w, "%-40s %s\n", "Goodput, --fail-on, knee, verdict use:", "from the "+rep.Basis)
+	fmt.Fprintln(w, "("+rep.BasisReason+")")
 	fmt.Fprintln(w, strings.Repeat("=", 50))
 }
 

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/llm-prober/llm-prober/loadtest"
 )
 
 // benchFlags are the flags of `llm-prober bench`; names follow vllm bench
@@ -27,7 +30,7 @@ type benchFlags struct {
 	rangeRatio                 float64
 	seed                       int64
 	goodput, percentiles       string
-	timeout                    time.Duration
+	timeout, idleTimeout       time.Duration
 	ignoreEOS, continuousUsage bool
 	temperature                string
 	outputJSON, progress       string
@@ -48,7 +51,9 @@ type benchFlags struct {
 // newBenchCmd registers `llm-prober bench` on app.
 func newBenchCmd(app *kingpin.Application) *benchFlags {
 	b := &benchFlags{}
-	c := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan.")
+	c := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan. "+
+		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag; "+
+		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed (even without --fail-on).", 100*loadtest.MaxFailedShare))
 	b.cmd = c
 	c.Flag("url", "Base URL of the server (e.g. http://localhost:8000); or use --config.file and --target.").StringVar(&b.url)
 	c.Flag("model", "Model name (default: the first of /v1/models, or the target's).").StringVar(&b.model)
@@ -62,8 +67,8 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("max-concurrency", "Most requests in flight in an open-loop run (0: no cap).").Default("0").IntVar(&b.maxConc)
 	c.Flag("concurrency", "Closed loop: this many users, each sending its next request when the last ends (overrides --request-rate).").Default("0").IntVar(&b.concurrency)
 	c.Flag("num-prompts", "Measured requests (ignored with --duration).").Default("1000").IntVar(&b.numPrompts)
-	c.Flag("duration", "Send for this long instead of --num-prompts.").DurationVar(&b.duration)
-	c.Flag("warmup", "Discarded warm-up: a number of requests (e.g. 20) or a duration (e.g. 10s).").Default("0").StringVar(&b.warmup)
+	c.Flag("duration", "Send for this long instead of --num-prompts; requests still in flight at its end are cut off and counted as cancelled.").DurationVar(&b.duration)
+	c.Flag("warmup", "Discarded warm-up: a number of requests (e.g. 20) or a duration (e.g. 10s); at --request-rate inf at most --max-concurrency (else 8) at a time.").Default("0").StringVar(&b.warmup)
 
 	c.Flag("dataset-name", "Workload: random (synthetic), sharegpt or jsonl.").Default("random").EnumVar(&b.dataset, "random", "sharegpt", "jsonl")
 	c.Flag("dataset-path", "ShareGPT JSON or JSONL file ({\"prompt\":…, \"output_tokens\":…} a line).").StringVar(&b.datasetPath)
@@ -76,6 +81,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("continuous-usage", "Ask for per-chunk usage, stream_options.continuous_usage_stats (--no-continuous-usage for servers that reject it).").Default("true").BoolVar(&b.continuousUsage)
 	c.Flag("temperature", "Sampling temperature (default: the server's).").StringVar(&b.temperature)
 	c.Flag("timeout", "Per-request timeout; also bounds each calibration request, and each /tokenize, /props and /v1/models call of prompt sizing (30s at most).").Default("10m").DurationVar(&b.timeout)
+	c.Flag("idle-timeout", "Fail a request that receives nothing (no headers, no body bytes) for this long: a stalled server fails by its phase (timeout_first_token, timeout_decode) instead of holding the run for --timeout.").Default("2m").DurationVar(&b.idleTimeout)
 
 	c.Flag("goodput", "SLOs for goodput, vllm bench syntax in ms: \"ttft:500 tpot:50 e2el:3000\".").StringVar(&b.goodput)
 	c.Flag("percentiles", "Percentiles to report.").Default("50,90,95,99,99.9").StringVar(&b.percentiles)

@@ -9,14 +9,19 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/loadtest"
 )
 
-// Exit codes of bench besides 0: 1 a run error, 2 bad flags, 3 a
-// --fail-on condition held.
-const exitFailOn = 3
+// Exit codes of bench besides 0: 1 a run error (or an interrupt), 2 bad
+// flags, 3 a --fail-on condition held, 4 the run's failures void it (no
+// request succeeded, or more than loadtest.MaxFailedShare failed).
+const (
+	exitFailOn = 3
+	exitFailed = 4
+)
 
 // benchEnv is what every run of one invocation shares.
 type benchEnv struct {
@@ -87,9 +92,15 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 		fmt.Fprintln(log, "a capacity plan needs a knee: add --sweep, or --knee-rate from an earlier sweep")
 	}
 	if res.run.Interrupted {
-		return 1, errors.New("interrupted; the report covers the requests that finished")
+		return 1, errors.New("interrupted; the report covers the requests that finished, and counts those cut off as cancelled")
 	}
-	return env.failOn(res.report), nil
+	if code := env.failOn(res.report); code != 0 {
+		return code, nil
+	}
+	if failing, why := res.report.Failing(); failing {
+		return exitFailed, errors.New(why)
+	}
+	return 0, nil
 }
 
 // options are the load settings of one run at rate (or concurrency).
@@ -99,7 +110,7 @@ func (env *benchEnv) options(rate float64, concurrency int) loadtest.Options {
 	o := loadtest.Options{Target: env.target, API: config.API(b.api), Client: env.client, Workload: env.workload,
 		NumPrompts: b.numPrompts, Duration: b.duration, Rate: rate, Burstiness: b.burstiness,
 		MaxConcurrency: b.maxConc, Concurrency: concurrency, WarmupRequests: wn, WarmupDuration: wd,
-		Seed: b.seed, Timeout: b.timeout, IgnoreEOS: b.ignoreEOS, NoContinuousUsage: !b.continuousUsage,
+		Seed: b.seed, Timeout: b.timeout, IdleTimeout: b.idleTimeout, IgnoreEOS: b.ignoreEOS, NoContinuousUsage: !b.continuousUsage,
 		Temperature: env.temperature, UserAgent: "llm-prober-bench"}
 	if b.duration > 0 {
 		o.NumPrompts = 0
@@ -143,7 +154,14 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 	}
 	res := &benchResult{run: run, report: loadtest.Summarize(run, env.slo, env.ps)}
 	if w != nil {
-		res.server = w.Stop(context.Background())
+		// After an interrupt the last scrape gets a second, not five: the
+		// user is waiting for the partial report.
+		stopCtx, cancel := context.Background(), context.CancelFunc(func() {})
+		if ctx.Err() != nil {
+			stopCtx, cancel = context.WithTimeout(stopCtx, time.Second)
+		}
+		res.server = w.Stop(stopCtx)
+		cancel()
 	} else {
 		res.server = loadtest.ServerReport{Err: "--no-server-metrics"}
 	}
@@ -177,7 +195,11 @@ func (env *benchEnv) failOn(rep *loadtest.Report) int {
 			fmt.Fprintln(env.log, err)
 			code = exitFailOn
 		case holds:
-			fmt.Fprintf(env.log, "fail-on %s holds (%s = %g)\n", c.Src, c.Key, got)
+			basis := ""
+			if rep.Basis == loadtest.BasisSchedule {
+				basis = "; latency and goodput counted from the schedule"
+			}
+			fmt.Fprintf(env.log, "fail-on %s holds (%s = %g%s)\n", c.Src, c.Key, got, basis)
 			code = exitFailOn
 		}
 	}

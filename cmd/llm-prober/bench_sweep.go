@@ -71,6 +71,13 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		sw.WriteText(env.out)
 	}
 	if err != nil {
+		// Interrupted: the points so far are still written.
+		if ctx.Err() != nil && b.outputJSON != "" && sw != nil && len(sw.Points) > 0 {
+			if werr := writeSweepJSON(b.outputJSON, sw, pointJSON); werr != nil {
+				return 1, errors.Join(err, werr)
+			}
+			fmt.Fprintf(env.log, "wrote %s (the points run so far)\n", b.outputJSON)
+		}
 		return 1, err
 	}
 	if b.curve != "" {

@@ -59,6 +59,8 @@ func (env *benchEnv) parseFlags() error {
 		return errors.New("--request-rate inf with --duration needs --max-concurrency (else it sends without end)")
 	case b.timeout <= 0:
 		return errors.New("--timeout must be positive")
+	case b.idleTimeout <= 0:
+		return errors.New("--idle-timeout must be positive")
 	case b.serverMetrics && b.metricsInterval <= 0:
 		return errors.New("--metrics-interval must be positive")
 	}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// benchMockWith serves a mock with options o, and next (if set) in
+// front of its chat endpoint.
+func benchMockWith(t *testing.T, o mockvllm.Options, chat http.HandlerFunc) string {
+	t.Helper()
+	s := mockvllm.New(o)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if chat != nil && r.URL.Path == "/v1/chat/completions" {
+			chat(w, r)
+			return
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	return ts.URL
+}
+
+// Issue 21's repro, scaled: requests queue behind --max-concurrency 1,
+// so from their planned send time most miss e2el:400 though each takes
+// ~100 ms once sent; --fail-on 'goodput<99' must fail the run.
+func TestBenchCLIClientQueueingFailsGoodput(t *testing.T) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL, o.BatchSlowdown = mockvllm.Dist{Mean: 100 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}, 0
+	url := benchMockWith(t, o, nil)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "40", "--burstiness", "50", "--max-concurrency", "1",
+		"--num-prompts", "8", "--input-tokens", "8", "--output-tokens", "2", "--goodput", "e2el:400", "--fail-on", "goodput<99",
+		"--progress", "off", "--metrics-interval", "50ms", "--output-json", out)
+	if code != exitFailOn || !strings.Contains(log, "fail-on goodput<99 holds") {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, exitFailOn, stdout, log)
+	}
+	for _, want := range []string{"Goodput, --fail-on, knee, verdict use:   from the schedule", "waited for a --max-concurrency slot",
+		"Verdict:                                 client_concurrency_cap"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	var res map[string]any
+	raw, err := os.ReadFile(out)
+	if err == nil {
+		err = json.Unmarshal(raw, &res)
+	}
+	if err != nil || res["llm_prober_latency_basis"] != "schedule" || res["llm_prober_goodput_percent"] != res["llm_prober_goodput_schedule_percent"] {
+		t.Fatalf("JSON: %v basis %v goodput %v", err, res["llm_prober_latency_basis"], res["llm_prober_goodput_percent"])
+	}
+	// Each request says whether it queued; its latency from the schedule
+	// recomputes from the file: latency + start_s − planned_s.
+	waited := 0
+	for _, r := range res["requests"].([]any) {
+		if r.(map[string]any)["slot_waited"] == true {
+			waited++
+		}
+	}
+	if waited != int(res["llm_prober_slot_waited_requests"].(float64)) || waited == 0 {
+		t.Errorf("%d requests marked slot_waited, the aggregate says %v", waited, res["llm_prober_slot_waited_requests"])
+	}
+}
+
+// Without --fail-on, a run in which no request succeeds, or too many
+// fail, exits 4 and its verdict names the failures first.
+func TestBenchCLIExitsWhenRequestsFail(t *testing.T) {
+	for _, c := range []struct {
+		rate float64
+		want string
+	}{{1, "no request succeeded"}, {0.5, "of 30 requests failed"}} {
+		o := mockvllm.DefaultOptions()
+		o.Faults = mockvllm.FaultRates{mockvllm.FaultError500: c.rate}
+		url := benchMockWith(t, o, nil)
+		code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "inf", "--num-prompts", "30", "--input-tokens", "8",
+			"--output-tokens", "2", "--progress", "off", "--metrics-interval", "50ms")
+		if code != exitFailed || !strings.Contains(log, c.want) || !strings.Contains(stdout, "Verdict:                                 requests_failing") {
+			t.Errorf("%g failing: exit %d, want %d\n%s\n%s", c.rate, code, exitFailed, stdout, log)
+		}
+	}
+}
+
+// bench --help lists the exit codes and the idle timeout.
+func TestBenchHelpListsExitCodes(t *testing.T) {
+	out, err := exec.Command(binary, "bench", "--help").CombinedOutput()
+	if err != nil {
+		t.Fatal(err, string(out))
+	}
+	flat := strings.Join(strings.Fields(string(out)), " ")
+	for _, want := range []string{"3 a --fail-on condition held", "4 no request succeeded, or more than 5% of a single run's requests failed", "--idle-timeout=2m"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("bench --help lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// SIGINT and SIGTERM stop a run against a hung server: the requests in
+// flight are cancelled and counted, the partial report is printed and
+// written, and the exit code is 1.
+func TestBenchCLISignalStopsRun(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		var arrived atomic.Int64
+		url := benchMockWith(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, r *http.Request) {
+			arrived.Add(1)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		})
+		out := filepath.Join(t.TempDir(), "r.json")
+		cmd := exec.Command(binary, "bench", "--url", url, "--request-rate", "inf", "--num-prompts", "5", "--input-tokens", "8",
+			"--output-tokens", "2", "--progress", "off", "--output-json", out)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		for arrived.Load() < 5 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(time.Minute): // a generous guard, not a timing assertion
+			_ = cmd.Process.Kill()
+			t.Fatalf("%v: bench still running\n%s", sig, stderr.String())
+		}
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(stderr.String(), "interrupted") {
+			t.Errorf("%v: %v\n%s", sig, err, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "Cancelled requests (run cut them off):   5") {
+			t.Errorf("%v: report:\n%s", sig, stdout.String())
+		}
+		var res map[string]any
+		raw, err := os.ReadFile(out)
+		if err == nil {
+			err = json.Unmarshal(raw, &res)
+		}
+		if err != nil || res["llm_prober_cancelled"] != 5.0 || len(res["requests"].([]any)) != 5 {
+			t.Errorf("%v: JSON %v, cancelled %v", sig, err, res["llm_prober_cancelled"])
+		}
+	}
+}
+
+// An interrupted sweep still prints its table and writes the points run
+// so far, the interrupted one with its requests counted as cancelled.
+func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
+	var arrived atomic.Int64
+	url := benchMockWith(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	out := filepath.Join(t.TempDir(), "s.json")
+	app := kingpin.New("llm-prober", "")
+	b := newBenchCmd(app)
+	if _, err := app.Parse([]string{"bench", "--url", url, "--rates", "200,400", "--num-prompts", "4", "--input-tokens", "8",
+		"--output-tokens", "2", "--goodput", "ttft:1000", "--progress", "off", "--no-server-metrics", "--output-json", out}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		for arrived.Load() < 4 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	var stdout, log bytes.Buffer
+	code, err := b.main(ctx, &stdout, &log)
+	if code != 1 || err == nil || !strings.Contains(stdout.String(), "Rate sweep") {
+		t.Errorf("exit %d, %v\n%s\n%s", code, err, stdout.String(), log.String())
+	}
+	var sj struct {
+		Points []map[string]any `json:"points"`
+	}
+	raw, err := os.ReadFile(out)
+	if err == nil {
+		err = json.Unmarshal(raw, &sj)
+	}
+	if err != nil || len(sj.Points) != 1 || sj.Points[0]["llm_prober_cancelled"] != 4.0 {
+		t.Errorf("sweep JSON: %v, %+v", err, sj.Points)
+	}
+}
