@@ -94,6 +94,7 @@ func TestRxConnReportsKernelArrival(t *testing.T) {
 // as long as the next token is read before a third one queues behind it
 // (chunks read together share the arrival time of the last of them).
 func TestLateReaderMeasuresTrueGaps(t *testing.T) {
+	testutil.SkipIfOverloaded(t)
 	o := mockvllm.DefaultOptions()
 	o.TTFT = mockvllm.Dist{Mean: 10 * time.Millisecond}
 	o.ITL = mockvllm.Dist{Mean: 50 * time.Millisecond}
