@@ -205,6 +205,12 @@ func (a *app) reload() error {
 	// running untouched, and those whose HTTP client failed to build get
 	// another try.
 	a.spans.apply(a.safe.File().Tracing, a.logger)
+	// An unreadable API-key or CA file fails only its target's probes (a
+	// later reload picks it up), so it does not refuse the config; but it
+	// is said here, once, rather than only in every probe's error.
+	for _, err := range config.CheckFiles(a.safe.File()) {
+		level.Warn(a.logger).Log("msg", "config names a file that cannot be read; the probes that need it fail until it can", "err", err)
+	}
 	cfg := a.safe.Get()
 	a.fixLocation(a.safe.File().Global.Location)
 	a.scheduler.Apply(cfg)
