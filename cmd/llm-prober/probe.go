@@ -37,6 +37,7 @@ type proberFlags struct {
 	logLevel        string
 	logFormat       string
 	web             *web.FlagConfig
+	listenSet       bool // --web.listen-address given
 
 	allowArbitraryTargets bool
 	probeMaxConcurrent    int
@@ -104,6 +105,10 @@ func (f *proberFlags) run() int {
 		}
 		defer closeDemo()
 		f.configFile = file
+		if !f.listenSet {
+			// A demo is for this machine: loopback, unless asked otherwise.
+			*f.web.WebListenAddresses = []string{demoListenAddress}
+		}
 	}
 
 	reg := prometheus.NewRegistry()
