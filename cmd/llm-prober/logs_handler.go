@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/go-kit/log/level"
+
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -25,9 +27,23 @@ func (a *app) handleLogs(w http.ResponseWriter, r *http.Request) {
 			id, prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures), http.StatusNotFound)
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	fmt.Fprint(w, probeDetails(e))
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := logsTemplate.Execute(w, logsPage{ID: id, Details: probeDetails(e)}); err != nil {
+		level.Warn(a.logger).Log("msg", "rendering /logs", "err", err)
+	}
 }
+
+type logsPage struct{ ID, Details string }
+
+// logsTemplate is the probe's text, as preformatted HTML so that the page
+// can link back to the status page it is reached from.
+var logsTemplate = template.Must(template.New("logs").Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>llm-prober: probe {{.ID}}</title></head><body>
+<p><a href="/">Status page</a> · <a href="/?failing=1">failing only</a></p>
+<pre>
+{{.Details}}</pre>
+</body></html>
+`))
 
 // probeDetails is the /logs page of one probe: its phases, its answer
 // and its log lines.
@@ -62,6 +78,9 @@ func probePhases(e *prober.HistoryEntry) string {
 		if !ok {
 			return notMeasured
 		}
+		if d, isDur := v.(time.Duration); isDur {
+			return roundDuration(d)
+		}
 		return v
 	}
 	kind := "scheduled"
@@ -93,16 +112,19 @@ func probePhases(e *prober.HistoryEntry) string {
 	row("TPOT", measured(res.TPOT > 0, res.TPOT))
 	row("E2E latency", measured(ended, res.E2EL))
 	if s := e.ITL; s.Count > 0 {
-		row("ITL", fmt.Sprintf("%d gaps, min %s, p50 %s, p90 %s, max %s, mean %s", s.Count, s.Min, s.P50, s.P90, s.Max, s.Mean))
+		r := roundDuration
+		row("ITL", fmt.Sprintf("%d gaps, min %s, p50 %s, p90 %s, max %s, mean %s", s.Count, r(s.Min), r(s.P50), r(s.P90), r(s.Max), r(s.Mean)))
 	} else {
 		row("ITL", notMeasured)
 	}
 	row("Content chunks", measured(responded, res.ContentChunks))
-	clock := "the reader's clock (HTTP/2 or not Linux: kernel receive times do not apply)"
+	// Only a stream's chunks have arrival times: an error answer (a 404)
+	// or a probe that failed before its stream has none to time.
+	clock := "the reader's clock (kernel receive times were not available: HTTP/2, or not Linux)"
 	if res.KernelTimes {
 		clock = "kernel receive times (SO_TIMESTAMPNS)"
 	}
-	row("Arrival times", measured(responded, clock))
+	row("Arrival times", measured(res.KernelTimes || res.ContentChunks > 0 || res.HasTTFT, clock))
 	usage := "counted chunks (no usage from the server)"
 	if res.UsageReported {
 		usage = "server usage"
@@ -112,6 +134,18 @@ func probePhases(e *prober.HistoryEntry) string {
 	row("Finish reason", measured(res.FinishReason != "", res.FinishReason))
 	_ = tw.Flush()
 	return b.String()
+}
+
+// roundDuration keeps four significant digits or so: 147.7ms, not
+// 147.699193ms; the clock's last digits are noise to a reader.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
 }
 
 func outcome(e *prober.HistoryEntry) string {
