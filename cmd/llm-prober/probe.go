@@ -219,6 +219,7 @@ func (a *app) reload() error {
 	cfg := a.safe.Get()
 	a.fixLocation(a.safe.File().Global.Location)
 	a.scheduler.Apply(cfg)
+	a.servers.SetKeepAlive(time.Duration(cfg.Global.KeepAliveTimeout))
 	a.servers.Apply(cfg.Targets)
 	level.Info(a.logger).Log("msg", "config loaded", "file", a.configFile, "targets", len(cfg.Targets), "modules", len(cfg.Modules))
 	return nil
