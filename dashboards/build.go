@@ -29,9 +29,6 @@ type File struct {
 	Dashboard grafanaDashboard
 }
 
-// All builds every dashboard for the default rule options.
-func All() ([]File, error) { return AllWith(rules.Default()) }
-
 // AllWith builds every dashboard; the SLO dashboard reads its period and
 // burn factors from the rule options, so it shows what the alerts use.
 func AllWith(c rules.Config) ([]File, error) {
