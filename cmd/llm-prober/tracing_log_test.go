@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -23,7 +24,7 @@ func TestSpanExportErrorsLoggedOnChange(t *testing.T) {
 	l := newExportLog(log.NewLogfmtLogger(&buf))
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l.now = func() time.Time { return now }
-	fail := http.ErrHandlerTimeout
+	fail := errors.New("dial tcp 127.0.0.1:4318: connect: connection refused")
 	for range 100 { // 100 batches, one every 5 s: 8m20s
 		l.report(fail)
 		now = now.Add(5 * time.Second)
