@@ -6,6 +6,7 @@
 package dashboards
 
 //go:generate go run ./cmd/generate -out . -rules-out ../alerts -docs ../docs/dashboards.md
+//go:generate go run ./cmd/generate -out ../deploy/kubernetes/components/grafana-dashboards
 
 import (
 	"bytes"

@@ -114,7 +114,7 @@ func TestDashboardComponentCopies(t *testing.T) {
 		}
 		got, err := os.ReadFile(filepath.Join("kubernetes/components/grafana-dashboards", filepath.Base(f)))
 		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("kubernetes/components/grafana-dashboards/%s differs from %s (%v): run `cd deploy && go run ./cmd/grafanadashboards`", filepath.Base(f), f, err)
+			t.Errorf("kubernetes/components/grafana-dashboards/%s differs from %s (%v): run `cd dashboards && go generate ./...`", filepath.Base(f), f, err)
 		}
 	}
 }
