@@ -10,7 +10,7 @@ import (
 )
 
 // The README's failure-reason table lists exactly Reasons, and where it
-// counts them it gives their number.
+// counts them, the SLOs or the validators it gives their number.
 func TestREADMEFailureReasons(t *testing.T) {
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -33,13 +33,15 @@ func TestREADMEFailureReasons(t *testing.T) {
 	if !slices.Equal(documented, code) {
 		t.Errorf("README's failure reasons %v, the code's (in order) %v", documented, code)
 	}
-	counts := regexp.MustCompile(`(\d+) failure reasons`).FindAllStringSubmatch(readme, -1)
-	if len(counts) == 0 {
-		t.Error("README does not count the failure reasons")
-	}
-	for _, m := range counts {
-		if n, _ := strconv.Atoi(m[1]); n != len(Reasons) {
-			t.Errorf("README says %s failure reasons, there are %d", m[1], len(Reasons))
+	for what, n := range map[string]int{"failure reasons": len(Reasons), "SLOs": len(SLONames), "validators": len(Validators)} {
+		counts := regexp.MustCompile(`(\d+) ` + what).FindAllStringSubmatch(readme, -1)
+		if len(counts) == 0 {
+			t.Errorf("README does not count the %s", what)
+		}
+		for _, m := range counts {
+			if got, _ := strconv.Atoi(m[1]); got != n {
+				t.Errorf("README says %s %s, there are %d", m[1], what, n)
+			}
 		}
 	}
 }
