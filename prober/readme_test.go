@@ -34,7 +34,7 @@ func TestREADMEFailureReasons(t *testing.T) {
 		t.Errorf("README's failure reasons %v, the code's (in order) %v", documented, code)
 	}
 	for what, n := range map[string]int{"failure reasons": len(Reasons), "SLOs": len(SLONames), "validators": len(Validators)} {
-		counts := regexp.MustCompile(`(\d+) ` + what).FindAllStringSubmatch(readme, -1)
+		counts := regexp.MustCompile(`(\d+) `+what).FindAllStringSubmatch(readme, -1)
 		if len(counts) == 0 {
 			t.Errorf("README does not count the %s", what)
 		}
