@@ -40,13 +40,21 @@ func TestREADMEMapsEveryPackage(t *testing.T) {
 		}
 		return false
 	}
+	// Build outputs (dist/) are not the repository's.
+	ignore, err := os.ReadFile("../.gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignored := func(rel string) bool {
+		return strings.Contains("\n"+string(ignore)+"\n", "\n/"+rel+"/\n")
+	}
 	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() || path == ".." {
 			return err
 		}
 		rel := filepath.ToSlash(strings.TrimPrefix(path, "../"))
 		base := d.Name()
-		if strings.HasPrefix(base, ".") || base == "testdata" || base == "node_modules" {
+		if strings.HasPrefix(base, ".") || base == "testdata" || base == "node_modules" || ignored(rel) {
 			return filepath.SkipDir
 		}
 		goCode, _ := filepath.Glob(filepath.Join(path, "*.go"))
