@@ -1,12 +1,10 @@
 package prober
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,31 +12,9 @@ import (
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
-
-// lockedBuffer is a log sink the scheduler's goroutines share with the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.b.String(), s)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // At the default level (info), an outage shows as one warning with its
 // reason and message when it starts and one info line when it ends,
@@ -57,7 +33,7 @@ func TestSchedulerLogsFailingAndRecovered(t *testing.T) {
 		fmt.Fprint(w, contentEvent("a")+contentEvent("b")+finishEvent+doneEvent)
 	}))
 	t.Cleanup(srv.Close)
-	buf := &lockedBuffer{}
+	buf := &testutil.LockedBuffer{}
 	logger := level.NewFilter(log.NewLogfmtLogger(buf), level.AllowInfo())
 	s := NewScheduler(logger, NewMetrics(prometheus.NewRegistry()), "test", nil)
 	t.Cleanup(func() { s.Stop(5 * time.Second) })
@@ -67,10 +43,10 @@ func TestSchedulerLogsFailingAndRecovered(t *testing.T) {
 
 	waitUntil(t, func() bool { return failures.Load() >= 3 })
 	failing.Store(false)
-	waitUntil(t, func() bool { return buf.count(`msg="probe recovered"`) > 0 })
+	waitUntil(t, func() bool { return strings.Contains(buf.String(), `msg="probe recovered"`) })
 
 	out := buf.String()
-	if n := buf.count(`msg="probe started failing"`); n != 1 {
+	if n := strings.Count(out, `msg="probe started failing"`); n != 1 {
 		t.Fatalf("%d 'started failing' lines for one outage, want 1:\n%s", n, out)
 	}
 	for _, want := range []string{"level=warn", "target=t0", "module=chat", "reason=http_4xx", "model not loaded", "level=info"} {
