@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -163,22 +164,27 @@ func outcome(e *prober.HistoryEntry) string {
 func init() {
 	template.Must(statusTemplate.New("history").Parse(`
 <h2>Recent probes</h2>
-<p>The last {{.Successes}} successful and {{.Failures}} failed probes, newest first. Probe ids on histogram exemplars resolve here.</p>
+<p>{{if .FailedOnly}}The last {{.Failures}} failed probes{{else}}The last {{.Successes}} successful and {{.Failures}} failed probes{{end}}, newest first. Probe ids on histogram exemplars resolve here.</p>
 <table><tr><th>Finished</th><th>Target</th><th>Module</th><th>Kind</th><th>Outcome</th><th>TTFT</th><th>E2EL</th><th>Output tokens</th><th>Probe id</th></tr>
 {{range .Entries}}<tr><td>{{ago .End}}</td><td>{{.Result.Target}}</td><td>{{.Result.Module}}</td><td>{{if .OnDemand}}on demand{{else}}scheduled{{end}}</td>
 <td class="{{if .Result.Success}}ok{{else}}fail{{end}}">{{outcome .}}</td><td>{{if .Result.HasTTFT}}{{ms .Result.TTFT}}{{else}}—{{end}}</td><td>{{if gt .Result.E2EL 0}}{{ms .Result.E2EL}}{{else}}—{{end}}</td><td>{{if gt .Result.E2EL 0}}{{.Result.OutputTokens}}{{else}}—{{end}}</td>
 <td><a href="/logs?id={{.Result.ID}}">{{.Result.ID}}</a></td></tr>
-{{else}}<tr><td colspan="9">no probes yet</td></tr>
+{{else}}<tr><td colspan="9">{{if .FailedOnly}}no failed probes{{else}}no probes yet{{end}}</td></tr>
 {{end}}</table>`))
 }
 
 // historyData feeds the history sub-template.
 type historyData struct {
 	Successes, Failures int
+	FailedOnly          bool // the status page's ?failing=1
 	Entries             []*prober.HistoryEntry
 }
 
-func (a *app) historyData() historyData {
-	return historyData{Successes: prober.DefaultHistorySuccesses, Failures: prober.DefaultHistoryFailures,
-		Entries: a.history.Recent()}
+func (a *app) historyData(failedOnly bool) historyData {
+	h := historyData{Successes: prober.DefaultHistorySuccesses, Failures: prober.DefaultHistoryFailures,
+		FailedOnly: failedOnly, Entries: a.history.Recent()}
+	if failedOnly {
+		h.Entries = slices.DeleteFunc(h.Entries, func(e *prober.HistoryEntry) bool { return e.Result.Success() })
+	}
+	return h
 }

@@ -67,8 +67,9 @@ type statusPage struct {
 
 func (a *app) handleStatus(metricsPath string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		failingOnly := r.URL.Query().Get("failing") == "1"
 		page := statusPage{Version: versionLine(), Fleet: a.fleetLine(), MetricsPath: metricsPath, Refresh: int(statusRefresh.Seconds()),
-			Rows: a.statusRows(), History: a.historyData(), FailingOnly: r.URL.Query().Get("failing") == "1"}
+			Rows: a.statusRows(), History: a.historyData(failingOnly), FailingOnly: failingOnly}
 		page.Total = len(page.Rows)
 		// Failing rows sort first.
 		page.Failing = slices.IndexFunc(page.Rows, func(r statusRow) bool { return !r.failing() })

@@ -80,6 +80,9 @@ func TestStatusPage(t *testing.T) {
 	if !strings.Contains(failing, "<b>z-broken</b>") || strings.Contains(failing, "<b>a-healthy</b>") || !strings.Contains(failing, `<a href="/">show all</a>`) {
 		t.Errorf("/?failing=1 does not show the failing target only:\n%s", failing)
 	}
+	if _, recent, _ := strings.Cut(failing, "<h2>Recent probes</h2>"); !strings.Contains(recent, "failed: http_5xx") || strings.Contains(recent, "succeeded") {
+		t.Errorf("/?failing=1 does not list the failed recent probes only:\n%s", recent)
+	}
 	if !strings.Contains(page, `<meta http-equiv="refresh" content="30">`) {
 		t.Error("no auto-refresh")
 	}
