@@ -47,13 +47,19 @@ func slogFrom(l log.Logger) *slog.Logger {
 }
 
 // tsKey renames the slog bridge's "time" to the "ts" of every other line,
-// in the same UTC format, so that one log stream has one timestamp key.
+// in the same UTC format and place (after the level), so that one log
+// stream has one timestamp key.
 type tsKey struct{ next log.Logger }
 
 func (k tsKey) Log(keyvals ...any) error {
 	for i := 0; i+1 < len(keyvals); i += 2 {
 		if t, ok := keyvals[i+1].(time.Time); ok && keyvals[i] == slog.TimeKey {
-			keyvals[i], keyvals[i+1] = "ts", t.UTC().Format(time.RFC3339Nano)
+			at := 0
+			if keyvals[0] == level.Key() {
+				at = 2
+			}
+			copy(keyvals[at+2:i+2], keyvals[at:i])
+			keyvals[at], keyvals[at+1] = "ts", t.UTC().Format(time.RFC3339Nano)
 			break
 		}
 	}

@@ -38,8 +38,8 @@ func TestLogsAtInfo(t *testing.T) {
 		case strings.Contains(l, "Listening on"):
 			listening = l
 		}
-		if l != "" && (strings.Count(l, " ts=") != 1 || strings.Contains(l, " time=")) {
-			t.Errorf("want one timestamp key, ts: %s", l)
+		if l != "" && (!strings.HasPrefix(l, "level=") || strings.Count(l, " ts=") != 1 || strings.Index(l, " ts=") != strings.Index(l, " ")) || strings.Contains(l, " time=") {
+			t.Errorf("want one timestamp key, ts, after the level: %s", l)
 		}
 	}
 	if !strings.Contains(secret, "level=warn") || !strings.Contains(secret, missing) {
