@@ -2,6 +2,7 @@ package collector
 
 import (
 	"encoding/pem"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	commoncfg "github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
 
 	"github.com/llm-prober/llm-prober/config"
 )
@@ -112,5 +114,48 @@ func TestScrapeRedirectCarriesNoSecret(t *testing.T) {
 	}
 	if hits.Load() != 0 || leaks.Load() != 0 {
 		t.Errorf("the other origin got %d scrapes, %d with the secret", hits.Load(), leaks.Load())
+	}
+}
+
+// global.keep_alive_timeout applies to scrapes as to probes: idle
+// connections close after it, and a reload that changes it rebuilds the
+// client (an unchanged one keeps it).
+func TestKeepAliveApplies(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(goodBody)) }))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	m := newManager(t)
+	tg := target("a", srv.URL)
+	tg.ServerMetrics.Interval = model.Duration(100 * time.Millisecond)
+	m.SetKeepAlive(20 * time.Millisecond)
+	m.Apply([]*config.Target{tg})
+	first := clientOf(m, "a")
+	waitScrapes(t, m, "a", 4)
+	// However slow the machine, no scrape finds the last one's
+	// connection still open: at least one connection per scrape.
+	m.mu.Lock()
+	sc := m.scrapers["a"]
+	m.mu.Unlock()
+	sc.mu.Lock()
+	scrapes := sc.ctr.scrapes
+	sc.mu.Unlock()
+	if n := conns.Load(); float64(n) < scrapes-1 {
+		t.Errorf("%v scrapes used %d connections: idle ones outlived a 20ms keep-alive", scrapes, n)
+	}
+	m.SetKeepAlive(20 * time.Millisecond)
+	m.Apply([]*config.Target{tg})
+	if clientOf(m, "a") != first {
+		t.Error("an unchanged keep-alive rebuilt the client")
+	}
+	m.SetKeepAlive(time.Minute)
+	m.Apply([]*config.Target{tg})
+	if clientOf(m, "a") == first {
+		t.Error("a changed keep-alive kept the old client")
 	}
 }

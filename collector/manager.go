@@ -23,14 +23,14 @@ type Manager struct {
 	cancel context.CancelFunc
 	now    func() time.Time // replaced in tests
 	// phase delays a new scraper's first scrape; replaced in tests.
-	phase     func(interval time.Duration) time.Duration
-	slots     chan struct{} // caps scrapes in flight across targets
-	keepAlive time.Duration
+	phase func(interval time.Duration) time.Duration
+	slots chan struct{} // caps scrapes in flight across targets
 
-	applyMu  sync.Mutex
-	mu       sync.Mutex
-	scrapers map[string]*scraper
-	stopped  bool
+	applyMu   sync.Mutex
+	keepAlive time.Duration // for the next Apply (applyMu)
+	mu        sync.Mutex
+	scrapers  map[string]*scraper
+	stopped   bool
 }
 
 var _ prometheus.Collector = (*Manager)(nil)
@@ -49,11 +49,28 @@ func NewManager(logger log.Logger, opts ...Option) *Manager {
 	return m
 }
 
+// SetKeepAlive sets how long a scrape's connection stays open for the
+// next scrape of its target (config.DefaultKeepAliveTimeout if d <= 0),
+// as global.keep_alive_timeout does for probes. It applies from the next
+// Apply, which rebuilds the scrapers whose keep-alive it changes.
+func (m *Manager) SetKeepAlive(d time.Duration) {
+	if d <= 0 {
+		d = config.DefaultKeepAliveTimeout
+	}
+	m.applyMu.Lock()
+	m.keepAlive = d
+	m.applyMu.Unlock()
+}
+
 // Apply makes the running scrapers match targets: new or changed targets
 // get a fresh scraper (a changed one keeps its counters and last data),
 // unchanged ones keep running untouched, and removed ones stop and lose
 // their series.
 func (m *Manager) Apply(targets []*config.Target) {
+	// Serialised so that a changed target's old scraper has exited before
+	// its counters are copied into the new one.
+	m.applyMu.Lock()
+	defer m.applyMu.Unlock()
 	want := map[string]*targetSpec{}
 	for _, t := range targets {
 		if t == nil || !t.ServerMetrics.Enabled {
@@ -63,13 +80,10 @@ func (m *Manager) Apply(targets []*config.Target) {
 			level.Error(m.logger).Log("msg", "Duplicate target name; server metrics scraped for the first only", "target", t.Name)
 			continue
 		}
-		want[t.Name] = newSpec(t)
+		spec := newSpec(t)
+		spec.keepAlive = m.keepAlive
+		want[t.Name] = spec
 	}
-
-	// Serialised so that a changed target's old scraper has exited before
-	// its counters are copied into the new one.
-	m.applyMu.Lock()
-	defer m.applyMu.Unlock()
 
 	// Clients of the running scrapers are offered first, so that an
 	// unchanged setting keeps its client and open connections.
@@ -81,12 +95,12 @@ func (m *Manager) Apply(targets []*config.Target) {
 		return
 	}
 	for name, s := range m.scrapers {
-		clients.Offer(s.spec.http, m.keepAlive, s.client)
+		clients.Offer(s.spec.http, s.spec.keepAlive, s.client)
 		// A target whose client failed to build is retried on every
 		// Apply, changed or not: its CA file may be there now.
 		if spec, ok := want[name]; ok && s.spec.equal(spec) && s.clientErr == nil {
-			_, _ = clients.Get(spec.http, m.keepAlive) // still in use
-			delete(want, name)                         // unchanged: keep it running
+			_, _ = clients.Get(spec.http, spec.keepAlive) // still in use
+			delete(want, name)                            // unchanged: keep it running
 			continue
 		}
 		s.stop()
@@ -106,7 +120,7 @@ func (m *Manager) Apply(targets []*config.Target) {
 		return
 	}
 	for name, spec := range want {
-		client, err := clients.Get(spec.http, m.keepAlive)
+		client, err := clients.Get(spec.http, spec.keepAlive)
 		if err != nil {
 			// Scraped anyway: its scrapes fail visibly (client_config)
 			// until a reload repairs it.

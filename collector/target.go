@@ -24,6 +24,7 @@ type targetSpec struct {
 	timeout     time.Duration
 	passthrough []string
 	http        pconfig.HTTPClientConfig
+	keepAlive   time.Duration // global.keep_alive_timeout, set by Apply
 }
 
 func newSpec(t *config.Target) *targetSpec {

@@ -6,6 +6,7 @@
 package dashboards
 
 //go:generate go run ./cmd/generate -out . -rules-out ../alerts -docs ../docs/dashboards.md
+//go:generate go run ./cmd/generate -out ../deploy/kubernetes/components/grafana-dashboards
 
 import (
 	"bytes"
@@ -28,9 +29,6 @@ type File struct {
 	Name      string // file name, e.g. llm-prober-slo.json
 	Dashboard grafanaDashboard
 }
-
-// All builds every dashboard for the default rule options.
-func All() ([]File, error) { return AllWith(rules.Default()) }
 
 // AllWith builds every dashboard; the SLO dashboard reads its period and
 // burn factors from the rule options, so it shows what the alerts use.

@@ -17,3 +17,15 @@ func TestExampleConfigLoads(t *testing.T) {
 		t.Errorf("%d targets, %d modules", len(cfg.Targets), len(cfg.Modules))
 	}
 }
+
+// The Docker image runs this file as it is: a tracing endpoint there would
+// export to a collector that is not there (and log that it fails).
+func TestExampleConfigDoesNotTrace(t *testing.T) {
+	cfg, err := config.LoadFile("llm-prober.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Tracing.OTLPEndpoint != "" {
+		t.Errorf("the example exports spans to %s by default", cfg.Tracing.OTLPEndpoint)
+	}
+}

@@ -54,22 +54,6 @@ func (h *Hist) Add(ns int64) {
 	h.sumSq += ms * ms
 }
 
-// Merge adds o's observations to h.
-func (h *Hist) Merge(o *Hist) {
-	if len(o.counts) > len(h.counts) {
-		h.counts = append(h.counts, make([]uint64, len(o.counts)-len(h.counts))...)
-	}
-	for i, c := range o.counts {
-		h.counts[i] += c
-	}
-	h.n += o.n
-	h.sum += o.sum
-	h.sumSq += o.sumSq
-}
-
-// Count is the number of observations.
-func (h *Hist) Count() uint64 { return h.n }
-
 // rank returns the value (ms) of the k-th smallest observation (0-based).
 func (h *Hist) rank(k uint64) float64 {
 	var seen uint64

@@ -88,7 +88,7 @@ func (p *parsed) done() {
 }
 
 // parseChunk decodes one chunk. The common, well-formed chunk takes the
-// single-pass scanner in chunkscan.go; anything it is not sure to decode
+// single-pass scanner (scanChunk, below); anything it is not sure to decode
 // exactly as encoding/json would (and every error) takes encoding/json.
 func parseChunk(data []byte) (parsed, error) {
 	if p, ok := scanChunk(data); ok {

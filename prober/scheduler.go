@@ -76,6 +76,9 @@ type job struct {
 	// warmup is the job's warm-up state after a target restart
 	// (warmup.go); only the job's goroutine touches it.
 	warmup *warmup
+	// failingSince: the start of the current run of failures, zero while
+	// passing (transition.go); only the job's goroutine touches it.
+	failingSince time.Time
 
 	mu   sync.Mutex
 	last *Result
@@ -246,6 +249,7 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) boo
 	if s.observe != nil {
 		s.observe(r)
 	}
+	logTransition(s.logger, &j.failingSince, r)
 	if !r.Success() {
 		level.Debug(s.logger).Log("msg", "probe failed", "target", r.Target, "module", r.Module,
 			"probe_id", r.ID, "reason", r.Reason, "err", r.Err)

@@ -26,14 +26,24 @@ type otlpHTTP struct {
 	url     string
 	headers map[string]string
 	client  *http.Client
+	report  func(error) // New's; nil: errors go to the SDK
 }
 
 var _ sdktrace.SpanExporter = (*otlpHTTP)(nil)
 
 // ExportSpans POSTs one ExportTraceServiceRequest. A non-2xx answer is an
-// error (the batcher reports it and drops the batch: probe spans are not
-// worth a retry queue).
+// error; the batch is dropped either way (probe spans are not worth a
+// retry queue), so an error handed to report is not returned too.
 func (e *otlpHTTP) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	err := e.post(ctx, spans)
+	if e.report == nil {
+		return err
+	}
+	e.report(err)
+	return nil
+}
+
+func (e *otlpHTTP) post(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	if len(spans) == 0 {
 		return nil
 	}

@@ -30,7 +30,10 @@ type Exporter struct {
 }
 
 // New starts an exporter for c, or returns nil when no endpoint is set.
-func New(c config.Tracing, version string) (*Exporter, error) {
+// report, if not nil, gets the outcome of every export (nil on success),
+// and the SDK's own error handler (a raw Go log line per failed batch)
+// gets nothing: the caller logs, on state changes.
+func New(c config.Tracing, version string, report func(error)) (*Exporter, error) {
 	if c.OTLPEndpoint == "" {
 		return nil, nil
 	}
@@ -46,7 +49,7 @@ func New(c config.Tracing, version string) (*Exporter, error) {
 	for k, v := range c.Headers {
 		h[k] = string(v)
 	}
-	exp := &otlpHTTP{url: u.String(), headers: h, client: &http.Client{Timeout: timeout}}
+	exp := &otlpHTTP{url: u.String(), headers: h, client: &http.Client{Timeout: timeout}, report: report}
 	name := c.ServiceName
 	if name == "" {
 		name = "llm-prober"

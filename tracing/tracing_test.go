@@ -110,7 +110,7 @@ func TestExportOverOTLPHTTP(t *testing.T) {
 	otlp := httptest.NewServer(rc)
 	defer otlp.Close()
 	x, err := New(config.Tracing{OTLPEndpoint: otlp.URL + "/v1/traces", ServiceName: "prober-test",
-		Headers: map[string]promcfg.Secret{"X-Scope-OrgID": "team-a"}}, "v0")
+		Headers: map[string]promcfg.Secret{"X-Scope-OrgID": "team-a"}}, "v0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,12 +177,12 @@ func TestExportOverOTLPHTTP(t *testing.T) {
 }
 
 func TestNoEndpointNoExporter(t *testing.T) {
-	x, err := New(config.Tracing{}, "v0")
+	x, err := New(config.Tracing{}, "v0", nil)
 	if x != nil || err != nil {
 		t.Fatalf("New without endpoint = %v, %v", x, err)
 	}
 	x.Export(&prober.Result{}) // a nil exporter is a no-op
-	if _, err := New(config.Tracing{OTLPEndpoint: "localhost:4318"}, "v0"); err == nil {
+	if _, err := New(config.Tracing{OTLPEndpoint: "localhost:4318"}, "v0", nil); err == nil {
 		t.Error("an endpoint without scheme should fail")
 	}
 }

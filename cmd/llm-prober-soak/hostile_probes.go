@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"regexp"
@@ -105,7 +106,7 @@ func (p *probeLog) get(path string) (string, error) {
 	return string(b), err
 }
 
-// parseLogs reads the "Key:  value" lines of a /logs page.
+// parseLogs reads the "Key:  value" lines of a /logs page (its <pre>).
 func parseLogs(id, text string) (probeRecord, error) {
 	r := probeRecord{id: id}
 	var err error
@@ -117,7 +118,7 @@ func parseLogs(id, text string) (probeRecord, error) {
 		if !ok {
 			continue
 		}
-		v = strings.TrimSpace(v)
+		v = html.UnescapeString(strings.TrimSpace(v)) // the page is HTML
 		switch k {
 		case "Target":
 			r.target = v

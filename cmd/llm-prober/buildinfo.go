@@ -7,21 +7,32 @@ import (
 	"github.com/prometheus/common/version"
 )
 
-// versionLine says which build this is, also for a plain `go build` or
-// `go install`, where scripts/build.sh set no version: then the module
-// version and VCS stamp from the Go build info stand in.
-func versionLine() string {
-	v, date := version.Version, version.BuildDate
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v == "" {
-			v = bi.Main.Version // "(devel)", or a tag or pseudo-version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.time" && date == "" {
-				date = s.Value
-			}
+func init() { stampVersion(debug.ReadBuildInfo()) }
+
+// stampVersion fills in, for a plain `go build` or `go install` (where
+// scripts/build.sh set nothing at link time), the version and build date
+// from the Go build info: the module's version (a tag, or a pseudo-version
+// with the commit) or "(devel)", and the commit's time. The revision
+// needs nothing: version.GetRevision reads vcs.revision itself. Done once
+// at start-up so that --version, the start-up line, llm_prober_build_info
+// and the User-Agent all say the same.
+func stampVersion(bi *debug.BuildInfo, ok bool) {
+	if !ok {
+		return
+	}
+	if version.Version == "" {
+		version.Version = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.time" && version.BuildDate == "" {
+			version.BuildDate = s.Value
 		}
 	}
+}
+
+// versionLine says which build this is, for the status page.
+func versionLine() string {
+	v := version.Version
 	if v == "" {
 		v = "(devel)"
 	}
@@ -29,8 +40,8 @@ func versionLine() string {
 	if version.Branch != "" {
 		parts = append(parts, "branch "+version.Branch)
 	}
-	if date != "" {
-		parts = append(parts, "built "+date)
+	if version.BuildDate != "" {
+		parts = append(parts, "built "+version.BuildDate)
 	}
 	return strings.Join(append(parts, version.GoVersion), ", ")
 }

@@ -14,6 +14,10 @@ import (
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
+// demoListenAddress is where --demo serves without --web.listen-address:
+// the default port, on loopback only.
+const demoListenAddress = "127.0.0.1:9775"
+
 //go:embed demo.yml
 var demoConfig string
 

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/go-kit/log/level"
 
 	"github.com/llm-prober/llm-prober/prober"
 )
@@ -25,9 +28,23 @@ func (a *app) handleLogs(w http.ResponseWriter, r *http.Request) {
 			id, prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures), http.StatusNotFound)
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	fmt.Fprint(w, probeDetails(e))
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := logsTemplate.Execute(w, logsPage{ID: id, Details: probeDetails(e)}); err != nil {
+		level.Warn(a.logger).Log("msg", "rendering /logs", "err", err)
+	}
 }
+
+type logsPage struct{ ID, Details string }
+
+// logsTemplate is the probe's text, as preformatted HTML so that the page
+// can link back to the status page it is reached from.
+var logsTemplate = template.Must(template.New("logs").Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>llm-prober: probe {{.ID}}</title></head><body>
+<p><a href="/">Status page</a> · <a href="/?failing=1">failing only</a></p>
+<pre>
+{{.Details}}</pre>
+</body></html>
+`))
 
 // probeDetails is the /logs page of one probe: its phases, its answer
 // and its log lines.
@@ -62,6 +79,9 @@ func probePhases(e *prober.HistoryEntry) string {
 		if !ok {
 			return notMeasured
 		}
+		if d, isDur := v.(time.Duration); isDur {
+			return roundDuration(d)
+		}
 		return v
 	}
 	kind := "scheduled"
@@ -93,16 +113,19 @@ func probePhases(e *prober.HistoryEntry) string {
 	row("TPOT", measured(res.TPOT > 0, res.TPOT))
 	row("E2E latency", measured(ended, res.E2EL))
 	if s := e.ITL; s.Count > 0 {
-		row("ITL", fmt.Sprintf("%d gaps, min %s, p50 %s, p90 %s, max %s, mean %s", s.Count, s.Min, s.P50, s.P90, s.Max, s.Mean))
+		r := roundDuration
+		row("ITL", fmt.Sprintf("%d gaps, min %s, p50 %s, p90 %s, max %s, mean %s", s.Count, r(s.Min), r(s.P50), r(s.P90), r(s.Max), r(s.Mean)))
 	} else {
 		row("ITL", notMeasured)
 	}
 	row("Content chunks", measured(responded, res.ContentChunks))
-	clock := "the reader's clock (HTTP/2 or not Linux: kernel receive times do not apply)"
+	// Only a stream's chunks have arrival times: an error answer (a 404)
+	// or a probe that failed before its stream has none to time.
+	clock := "the reader's clock (kernel receive times were not available: HTTP/2, or not Linux)"
 	if res.KernelTimes {
 		clock = "kernel receive times (SO_TIMESTAMPNS)"
 	}
-	row("Arrival times", measured(responded, clock))
+	row("Arrival times", measured(res.KernelTimes || res.ContentChunks > 0 || res.HasTTFT, clock))
 	usage := "counted chunks (no usage from the server)"
 	if res.UsageReported {
 		usage = "server usage"
@@ -112,6 +135,18 @@ func probePhases(e *prober.HistoryEntry) string {
 	row("Finish reason", measured(res.FinishReason != "", res.FinishReason))
 	_ = tw.Flush()
 	return b.String()
+}
+
+// roundDuration keeps four significant digits or so: 147.7ms, not
+// 147.699193ms; the clock's last digits are noise to a reader.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
 }
 
 func outcome(e *prober.HistoryEntry) string {
@@ -129,22 +164,27 @@ func outcome(e *prober.HistoryEntry) string {
 func init() {
 	template.Must(statusTemplate.New("history").Parse(`
 <h2>Recent probes</h2>
-<p>The last {{.Successes}} successful and {{.Failures}} failed probes, newest first. Probe ids on histogram exemplars resolve here.</p>
+<p>{{if .FailedOnly}}The last {{.Failures}} failed probes{{else}}The last {{.Successes}} successful and {{.Failures}} failed probes{{end}}, newest first. Probe ids on histogram exemplars resolve here.</p>
 <table><tr><th>Finished</th><th>Target</th><th>Module</th><th>Kind</th><th>Outcome</th><th>TTFT</th><th>E2EL</th><th>Output tokens</th><th>Probe id</th></tr>
 {{range .Entries}}<tr><td>{{ago .End}}</td><td>{{.Result.Target}}</td><td>{{.Result.Module}}</td><td>{{if .OnDemand}}on demand{{else}}scheduled{{end}}</td>
 <td class="{{if .Result.Success}}ok{{else}}fail{{end}}">{{outcome .}}</td><td>{{if .Result.HasTTFT}}{{ms .Result.TTFT}}{{else}}—{{end}}</td><td>{{if gt .Result.E2EL 0}}{{ms .Result.E2EL}}{{else}}—{{end}}</td><td>{{if gt .Result.E2EL 0}}{{.Result.OutputTokens}}{{else}}—{{end}}</td>
 <td><a href="/logs?id={{.Result.ID}}">{{.Result.ID}}</a></td></tr>
-{{else}}<tr><td colspan="9">no probes yet</td></tr>
+{{else}}<tr><td colspan="9">{{if .FailedOnly}}no failed probes{{else}}no probes yet{{end}}</td></tr>
 {{end}}</table>`))
 }
 
 // historyData feeds the history sub-template.
 type historyData struct {
 	Successes, Failures int
+	FailedOnly          bool // the status page's ?failing=1
 	Entries             []*prober.HistoryEntry
 }
 
-func (a *app) historyData() historyData {
-	return historyData{Successes: prober.DefaultHistorySuccesses, Failures: prober.DefaultHistoryFailures,
-		Entries: a.history.Recent()}
+func (a *app) historyData(failedOnly bool) historyData {
+	h := historyData{Successes: prober.DefaultHistorySuccesses, Failures: prober.DefaultHistoryFailures,
+		FailedOnly: failedOnly, Entries: a.history.Recent()}
+	if failedOnly {
+		h.Entries = slices.DeleteFunc(h.Entries, func(e *prober.HistoryEntry) bool { return e.Result.Success() })
+	}
+	return h
 }

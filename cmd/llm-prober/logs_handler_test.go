@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llm-prober/llm-prober/internal/testutil"
 )
@@ -83,5 +84,44 @@ func TestTimeoutsInLogs(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^HTTP status:\s+200$`).MatchString(logs) {
 			t.Errorf("%s: /logs lacks the measured HTTP status:\n%s", c.target, logs)
 		}
+	}
+}
+
+// /logs is reached from the status page and links back; it shows
+// durations rounded for reading, and says what is true of arrival times:
+// a probe answered 404 over HTTP/1.1 had no stream to time.
+func TestLogsPage(t *testing.T) {
+	notFound := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(notFound.Close)
+	cfg := filepath.Join(t.TempDir(), "llm-prober.yml")
+	testutil.WriteFile(t, cfg, fmt.Sprintf(configTemplate, targetYAML("good", mockServer(t))+targetYAML("missing", notFound.URL)))
+	p := startProber(t, "--config.file="+cfg)
+	p.waitFor(15*time.Second, func() bool {
+		return p.metric(`llm_prober_probes_total{model="mock-model",module="chat",target="good"}`) >= 1 &&
+			p.metric(`llm_prober_probes_total{model="mock-model",module="chat",target="missing"}`) >= 1
+	})
+	_, page := p.get("/")
+	ids := map[string]string{}
+	for _, m := range regexp.MustCompile(`<b>([a-z]+)</b>(?s:.*?)<a href="/logs\?id=([0-9a-f]{16})">`).FindAllStringSubmatch(page, -1) {
+		ids[m[1]] = m[2]
+	}
+	if ids["good"] == "" || ids["missing"] == "" {
+		t.Fatalf("the status page does not link both targets' last probes to /logs (%v):\n%s", ids, page)
+	}
+	_, good := p.get("/logs?id=" + ids["good"])
+	_, missing := p.get("/logs?id=" + ids["missing"])
+	for name, body := range map[string]string{"good": good, "missing": missing} {
+		if !strings.Contains(body, `<a href="/">Status page</a>`) {
+			t.Errorf("%s: /logs does not link back to the status page:\n%s", name, body)
+		}
+		if m := regexp.MustCompile(`\d\.\d{4,}(s|ms|µs)\b`).FindString(body); m != "" {
+			t.Errorf("%s: /logs shows %s, not rounded:\n%s", name, m, body)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^TTFT:\s+\d+(\.\d)?(ms|µs)$`).MatchString(good) {
+		t.Errorf("good: no rounded TTFT:\n%s", good)
+	}
+	if !regexp.MustCompile(`(?m)^Arrival times:\s+—$`).MatchString(missing) || !regexp.MustCompile(`(?m)^HTTP status:\s+404$`).MatchString(missing) {
+		t.Errorf("missing: a 404 has no arrival times to speak of:\n%s", missing)
 	}
 }

@@ -27,7 +27,7 @@ func run(args []string) int {
 	serve := app.Command("probe", "Run the prober (default). Other commands: see 'llm-prober help'.").Default()
 	serve.Flag("config.file", "Configuration file.").Default("llm-prober.yml").StringVar(&f.configFile)
 	serve.Flag("config.check", "Validate the configuration file, print the result and exit.").BoolVar(&f.configCheck)
-	serve.Flag("demo", "Probe a built-in mock vLLM server on loopback with a built-in config (ignores --config.file).").BoolVar(&f.demo)
+	serve.Flag("demo", "Probe a built-in mock vLLM server with a built-in config (ignores --config.file); serves on 127.0.0.1:9775 unless --web.listen-address is given.").BoolVar(&f.demo)
 	serve.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.metricsPath)
 	serve.Flag("web.enable-pprof", "Serve Go profiles (heap, CPU, goroutines) under /debug/pprof/.").BoolVar(&f.enablePprof)
 	serve.Flag("shutdown.timeout", "How long to wait for in-flight probes on SIGTERM.").Default("5s").DurationVar(&f.shutdownTimeout)
@@ -39,6 +39,7 @@ func run(args []string) int {
 	serve.Flag("shard.index", "This replica's shard, 0 to --shard.count-1: a number, or a StatefulSet pod name whose trailing -N is used (--shard.index=$(POD_NAME)).").Default("0").StringVar(&f.shardIndex)
 	serve.Flag("probe.location", "Where this prober runs (region, cluster): the location label of every probe series; overrides global.location.").StringVar(&f.location)
 	f.web = kingpinflag.AddFlags(serve, ":9775")
+	serve.GetFlag("web.listen-address").IsSetByUser(&f.listenSet)
 
 	var m mockFlags
 	mock := app.Command("mock-vllm", "Run only the mock vLLM server (for trying the prober, demos and tests).")

@@ -37,6 +37,7 @@ type proberFlags struct {
 	logLevel        string
 	logFormat       string
 	web             *web.FlagConfig
+	listenSet       bool // --web.listen-address given
 
 	allowArbitraryTargets bool
 	probeMaxConcurrent    int
@@ -104,6 +105,10 @@ func (f *proberFlags) run() int {
 		}
 		defer closeDemo()
 		f.configFile = file
+		if !f.listenSet {
+			// A demo is for this machine: loopback, unless asked otherwise.
+			*f.web.WebListenAddresses = []string{demoListenAddress}
+		}
 	}
 
 	reg := prometheus.NewRegistry()
@@ -205,9 +210,16 @@ func (a *app) reload() error {
 	// running untouched, and those whose HTTP client failed to build get
 	// another try.
 	a.spans.apply(a.safe.File().Tracing, a.logger)
+	// An unreadable API-key or CA file fails only its target's probes (a
+	// later reload picks it up), so it does not refuse the config; but it
+	// is said here, once, rather than only in every probe's error.
+	for _, err := range config.CheckFiles(a.safe.File()) {
+		level.Warn(a.logger).Log("msg", "config names a file that cannot be read; the probes that need it fail until it can", "err", err)
+	}
 	cfg := a.safe.Get()
 	a.fixLocation(a.safe.File().Global.Location)
 	a.scheduler.Apply(cfg)
+	a.servers.SetKeepAlive(time.Duration(cfg.Global.KeepAliveTimeout))
 	a.servers.Apply(cfg.Targets)
 	level.Info(a.logger).Log("msg", "config loaded", "file", a.configFile, "targets", len(cfg.Targets), "modules", len(cfg.Modules))
 	return nil

@@ -58,13 +58,27 @@ type statusPage struct {
 	Refresh     int
 	Rows        []statusRow
 	Hidden      int
-	History     historyData
+	// Failing of Total (target, module) pairs failed their last probe;
+	// FailingOnly: ?failing=1, the table shows only those.
+	Failing, Total int
+	FailingOnly    bool
+	History        historyData
 }
 
 func (a *app) handleStatus(metricsPath string) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		failingOnly := r.URL.Query().Get("failing") == "1"
 		page := statusPage{Version: versionLine(), Fleet: a.fleetLine(), MetricsPath: metricsPath, Refresh: int(statusRefresh.Seconds()),
-			Rows: a.statusRows(), History: a.historyData()}
+			Rows: a.statusRows(), History: a.historyData(failingOnly), FailingOnly: failingOnly}
+		page.Total = len(page.Rows)
+		// Failing rows sort first.
+		page.Failing = slices.IndexFunc(page.Rows, func(r statusRow) bool { return !r.failing() })
+		if page.Failing < 0 {
+			page.Failing = page.Total
+		}
+		if page.FailingOnly {
+			page.Rows = page.Rows[:page.Failing]
+		}
 		if len(page.Rows) > statusRows {
 			page.Hidden = len(page.Rows) - statusRows
 			page.Rows = page.Rows[:statusRows]
@@ -113,8 +127,18 @@ func (a *app) statusRows() []statusRow {
 	return rows
 }
 
+// statusErrLen caps the error message shown in a row: the whole one is on
+// the probe's /logs page.
+const statusErrLen = 300
+
 // Formatting for the templates; "—" is a value not measured.
 var statusFuncs = template.FuncMap{
+	"errmsg": func(err error) string {
+		if m := []rune(err.Error()); len(m) > statusErrLen {
+			return string(m[:statusErrLen]) + "…"
+		}
+		return err.Error()
+	},
 	"ms": func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) },
 	"ago": func(t time.Time) string {
 		return time.Since(t).Truncate(time.Second).String() + " ago"
@@ -160,28 +184,30 @@ svg.spark{display:block;fill:#36c;stroke:#36c;stroke-width:1.2}svg.spark polylin
 {{with .Fleet}}<p>{{.}}</p>{{end}}
 <p><a href="{{.MetricsPath}}">Metrics</a> · <a href="/config">Configuration</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
 <h2>Targets, last hour</h2>
+<p><b class="{{if .Failing}}fail{{else}}ok{{end}}">{{.Failing}} of {{.Total}} failing</b> (last probe) ·
+{{if .FailingOnly}}<a href="/">show all</a>{{else}}<a href="/?failing=1">show only the failing</a>{{end}}</p>
 <p class="dim">Failing first, then the lowest success and goodput ratios of the scheduled probes. Percentiles are over the successful ones of the hour
 (at most 6 a minute sampled); trends have one point a minute. Server signals come from the target's own /metrics
 (server_metrics). Refreshes every {{.Refresh}} s.</p>
-<table><tr><th>Target / module</th><th>Last probe</th><th>Success</th><th>Goodput</th><th>TTFT p50 / p99</th><th>TPOT p50 / p99</th><th>E2EL SLO</th><th>KV cache</th><th>Queue</th><th>Preemptions</th></tr>
+<table><tr><th>Target / module</th><th>Last probe</th><th>Success</th><th>Goodput</th><th>TTFT p50 / p99</th><th>TPOT p50 / p99</th><th>E2EL p50 / p99</th><th>KV cache</th><th>Queue</th><th>Preemptions</th></tr>
 {{range .Rows}}<tr>
 <td><b>{{.Target}}</b> / {{.Module}}<div class="dim">{{.Model}} · every {{.Interval}}</div></td>
-{{with .Last}}<td>{{if .Success}}<span class="ok">{{if .Good}}good{{else}}ok, SLO missed: {{range $i, $s := .SLOViolations}}{{if $i}}, {{end}}{{$s}}{{end}}{{end}}</span>{{else}}<span class="fail">{{.Reason}}</span>{{end}}{{if .Warmup}} <span class="dim" title="after a target restart ({{.Warmup}}): kept out of the SLO counters">warm-up</span>{{end}}
+{{with .Last}}<td>{{if .Success}}<span class="ok">{{if .Good}}good{{else}}ok, SLO missed: {{range $i, $s := .SLOViolations}}{{if $i}}, {{end}}{{$s}}{{end}}{{end}}</span>{{else}}<span class="fail">{{.Reason}}</span>{{with .Err}}<div class="fail">{{errmsg .}}</div>{{end}}{{end}}{{if .Warmup}} <span class="dim" title="after a target restart ({{.Warmup}}): kept out of the SLO counters">warm-up</span>{{end}}
 <div class="dim">{{ago .Start}} · <a href="/logs?id={{.ID}}">{{.ID}}</a></div></td>{{else}}<td class="dim">not probed yet</td>{{end}}
 {{if .HasHour}}{{$h := .Hour}}
 <td class="{{if lt $h.SuccessRatio 1.0}}fail{{else}}ok{{end}}">{{pct $h.SuccessRatio}}<div class="dim">{{$h.OK}} / {{$h.Probes}}</div>{{spark $h.SuccessTrend 1.0 "success ratio per minute, last hour"}}</td>
 <td>{{pct $h.GoodRatio}}<div class="dim">{{$h.Good}} good</div></td>
 <td class="{{if over $h.TTFT .SLO.TTFT}}warn{{end}}">{{if $h.TTFT.N}}{{ms $h.TTFT.P50}} / {{ms $h.TTFT.P99}}{{else}}—{{end}}<div class="dim">{{with .SLO.TTFT}}SLO {{.}}{{end}}</div>{{spark $h.TTFTTrend 0.0 "median TTFT per minute, last hour"}}</td>
 <td class="{{if over $h.TPOT .SLO.TPOT}}warn{{end}}">{{if $h.TPOT.N}}{{ms $h.TPOT.P50}} / {{ms $h.TPOT.P99}}{{else}}—{{end}}<div class="dim">{{with .SLO.TPOT}}SLO {{.}}{{end}}</div></td>
-{{else}}<td>—</td><td>—</td><td>—</td><td>—</td>{{end}}
-<td class="dim">{{with .SLO.E2EL}}SLO {{.}}{{else}}—{{end}}</td>
+<td class="{{if over $h.E2EL .SLO.E2EL}}warn{{end}}">{{if $h.E2EL.N}}{{ms $h.E2EL.P50}} / {{ms $h.E2EL.P99}}{{else}}—{{end}}<div class="dim">{{with .SLO.E2EL}}SLO {{.}}{{end}}</div></td>
+{{else}}<td>—</td><td>—</td><td>—</td><td>—</td><td>—</td>{{end}}
 {{if .HasServer}}{{$s := .Server}}
 <td>{{pct $s.Latest.KVCacheUsage}}{{spark $s.KVCacheTrend 1.0 "KV-cache usage per minute, last hour"}}</td>
 <td>{{num $s.Latest.RequestsWaiting}} waiting<div class="dim">{{num $s.Latest.RequestsRunning}} running</div>{{spark $s.QueueTrend 0.0 "requests waiting per minute, last hour"}}</td>
 <td>{{rate $s.PreemptionsPerMinute}}</td>
 {{else}}<td class="dim">—</td><td class="dim">—</td><td class="dim">—</td>{{end}}
 </tr>
-{{else}}<tr><td colspan="10">no targets configured</td></tr>
+{{else}}<tr><td colspan="10">{{if $.FailingOnly}}none failing{{else}}no targets configured{{end}}</td></tr>
 {{end}}</table>
 {{if .Hidden}}<p class="dim">{{.Hidden}} more (target, module) pairs, all doing better than these, are not shown; see {{.MetricsPath}}.</p>{{end}}
 {{template "history" .History}}

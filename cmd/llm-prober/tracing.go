@@ -9,6 +9,7 @@ import (
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
 	"github.com/prometheus/common/version"
+	"go.opentelemetry.io/otel"
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/prober"
@@ -21,6 +22,7 @@ type spanExport struct {
 	mu  sync.Mutex // serialises apply and stop
 	cfg config.Tracing
 	cur atomic.Pointer[tracing.Exporter]
+	log *exportLog // export outcomes, for every exporter in turn
 }
 
 func (s *spanExport) apply(c config.Tracing, logger log.Logger) {
@@ -29,7 +31,12 @@ func (s *spanExport) apply(c config.Tracing, logger log.Logger) {
 	if reflect.DeepEqual(c, s.cfg) {
 		return
 	}
-	x, err := tracing.New(c, version.Version)
+	if s.log == nil {
+		s.log = newExportLog(logger)
+		// Anything else the SDK reports goes the same way, not to Go's log.
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(s.log.report))
+	}
+	x, err := tracing.New(c, version.Version, s.log.report)
 	if err != nil {
 		level.Error(logger).Log("msg", "tracing: cannot start the OTLP exporter; probes are not exported", "err", err)
 		x = nil

@@ -71,7 +71,7 @@ func (t *Tracker) Observe(r *prober.Result) {
 		tpot = r.TPOT.Seconds()
 	}
 	j.mu.Lock()
-	j.w.add(now, r.Success(), r.Good, r.TTFT.Seconds(), tpot, rand.IntN)
+	j.w.add(now, r.Success(), r.Good, latencies{r.TTFT.Seconds(), tpot, r.E2EL.Seconds()}, rand.IntN)
 	j.mu.Unlock()
 
 	if srv == nil {

@@ -1,6 +1,6 @@
 // Package status keeps the last hour of every (target, module)'s probes
 // and of every target's server signals, in bounded memory, for the status
-// page: success and goodput ratios, TTFT and TPOT percentiles, per-minute
+// page: success and goodput ratios, TTFT, TPOT and E2EL percentiles, per-minute
 // trends. It is fed once per probe and read only when the page is shown.
 package status
 
@@ -29,9 +29,12 @@ type minute struct {
 // sample is one successful probe's latencies; tpot < 0 where not measured
 // (one output token).
 type sample struct {
-	at         uint32 // Unix seconds (until 2106): 12 bytes a sample
-	ttft, tpot float32
+	at               uint32 // Unix seconds (until 2106): 16 bytes a sample
+	ttft, tpot, e2el float32
 }
+
+// latencies are one probe's, in seconds; tpot < 0 where not measured.
+type latencies struct{ ttft, tpot, e2el float64 }
 
 // window is one (target, module)'s last hour. Its owner locks around it.
 type window struct {
@@ -48,9 +51,9 @@ type window struct {
 	last      time.Time // the last probe, to forget a removed job
 }
 
-// add records a probe that ended at end. ttft and tpot are in seconds,
-// tpot < 0 where not measured; rnd(n) returns a random int in [0, n).
-func (w *window) add(end time.Time, success, good bool, ttft, tpot float64, rnd func(int) int) {
+// add records a probe that ended at end. l holds its latencies, which
+// count only for a success; rnd(n) returns a random int in [0, n).
+func (w *window) add(end time.Time, success, good bool, l latencies, rnd func(int) int) {
 	m := int32(end.Unix() / 60)
 	b := &w.minutes[int(m)%Minutes]
 	if b.at != m {
@@ -67,7 +70,7 @@ func (w *window) add(end time.Time, success, good bool, ttft, tpot float64, rnd 
 	if !success {
 		return
 	}
-	s := sample{at: uint32(end.Unix()), ttft: float32(ttft), tpot: float32(tpot)}
+	s := sample{at: uint32(end.Unix()), ttft: float32(l.ttft), tpot: float32(l.tpot), e2el: float32(l.e2el)}
 	if m != w.curMinute {
 		w.curMinute, w.curSeen, w.curStart = m, 0, w.pushAt()
 	}
@@ -103,7 +106,7 @@ func (w *window) push(s sample) {
 // Summary is one (target, module)'s last hour.
 type Summary struct {
 	Probes, OK, Good int
-	TTFT, TPOT       Quantiles
+	TTFT, TPOT, E2EL Quantiles
 	// Per minute, oldest first, NaN where there were no probes (or no
 	// successful ones for TTFTTrend): the success ratio and the median TTFT
 	// in seconds.
@@ -147,7 +150,7 @@ func (w *window) summary(now time.Time) Summary {
 		s.SuccessTrend[i] = float64(b.ok) / float64(b.probes)
 	}
 	from := int64(cur-Minutes+1) * 60
-	var ttft, tpot []float64
+	var ttft, tpot, e2el []float64
 	perMinute := make([][]float64, Minutes)
 	for _, x := range w.samples {
 		at := int64(x.at)
@@ -155,13 +158,14 @@ func (w *window) summary(now time.Time) Summary {
 			continue
 		}
 		ttft = append(ttft, float64(x.ttft))
+		e2el = append(e2el, float64(x.e2el))
 		i := int(at-from) / 60
 		perMinute[i] = append(perMinute[i], float64(x.ttft))
 		if x.tpot >= 0 {
 			tpot = append(tpot, float64(x.tpot))
 		}
 	}
-	s.TTFT, s.TPOT = quantiles(ttft), quantiles(tpot)
+	s.TTFT, s.TPOT, s.E2EL = quantiles(ttft), quantiles(tpot), quantiles(e2el)
 	for i, v := range perMinute {
 		if len(v) > 0 {
 			s.TTFTTrend[i] = nearestRank(v, 0.5)

@@ -16,7 +16,7 @@ import (
 // the test ends, with its output kept for the test's log.
 type Proc struct {
 	*live.Proc
-	log lockedBuffer
+	log LockedBuffer
 }
 
 // Start runs bin with args. At the end of the test it is stopped (SIGTERM
@@ -76,18 +76,20 @@ func FreeAddr(t testing.TB) string {
 	return addr
 }
 
-type lockedBuffer struct {
+// LockedBuffer is a buffer that goroutines write to while a test reads it:
+// a process's output, a logger's lines.
+type LockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *LockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
