@@ -32,6 +32,7 @@ mkdir -p .cache/bin
 (cd dashboards && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./...)
 (cd bench && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./...)
 (cd deploy && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./...)
+(cd deploy/kustomize-v5.0.1 && ../../.cache/bin/golangci-lint run --config ../../.golangci.yml ./...)
 (cd tools && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./alertmanager/)
 
 step "build promtool and prometheus (tools/go.mod, the product's Prometheus version; no cloud discovery)"
@@ -75,3 +76,4 @@ go test -count=1 -run 'TestMeasurementAccuracy' -v ./prober/ | grep -E 'error ov
 
 step "deploy: kustomize builds decoded strictly with k8s.io/api and prometheus-operator types, PrometheusRule vs alerts/*.yml (deploy/go.mod)"
 (cd deploy && go test -count=1 ./...) # decoding only: no -race
+(cd deploy/kustomize-v5.0.1 && go test -count=1 ./...) # the example builds with kubectl 1.27's kustomize
