@@ -94,7 +94,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 
 	c.Flag("daily-requests", "Capacity plan: requests per day to serve (or --peak-rps, not both).").Float64Var(&b.dailyRequests)
 	c.Flag("peak-rps", "Capacity plan: peak requests/s to serve (instead of --daily-requests; giving both is an error).").Float64Var(&b.peakRPS)
-	c.Flag("peak-to-average", "Capacity plan: peak rate over the daily average.").Default("2").Float64Var(&b.peakToAverage)
+	c.Flag("peak-to-average", "Capacity plan: peak rate over the daily average (1: peak = daily / 86,400, the seed's formula).").Default("1").Float64Var(&b.peakToAverage)
 	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.headroom)
 	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.gpusPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.kneeRate)

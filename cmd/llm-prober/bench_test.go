@@ -85,9 +85,14 @@ func TestBenchCLIRun(t *testing.T) {
 }
 
 func TestBenchCLIPlanOnly(t *testing.T) {
-	code, stdout, log := benchCLI(t, "--knee-rate", "4", "--daily-requests", "10000000", "--gpus-per-replica", "8")
+	code, stdout, log := benchCLI(t, "--knee-rate", "4", "--daily-requests", "10000000", "--peak-to-average", "2", "--gpus-per-replica", "8")
 	if code != 0 || !strings.Contains(stdout, "=> 116 replicas, 928 GPUs") {
 		t.Errorf("exit %d\n%s%s", code, stdout, log)
+	}
+	// The seed's worked example with the defaults (no peak factor, headroom 2).
+	code, stdout, log = benchCLI(t, "--knee-rate", "35", "--daily-requests", "5000000")
+	if code != 0 || !strings.Contains(stdout, "ceil(ceil(57.870 / 35.000) × 2) = ceil(2 × 2) = 4") || !strings.Contains(stdout, "=> 4 replicas, 4 GPUs") {
+		t.Errorf("worked example: exit %d\n%s%s", code, stdout, log)
 	}
 	if code, _, _ := benchCLI(t, "--url", "http://127.0.0.1:1", "--goodput", "bogus"); code != 2 {
 		t.Errorf("bad --goodput: exit %d, want 2", code)
