@@ -50,6 +50,9 @@ type Sweep struct {
 	Knee        *Point // nil if no open-loop rate met the target
 	FirstBad    *Point // the lowest rate above the knee that failed, if any
 	KneeGoodput float64
+	// Prompts says how the points' prompts were kept out of the server's
+	// prefix cache (set by the caller, printed with the table).
+	Prompts string
 }
 
 // RunSweep runs a synchronous baseline and a max-throughput run, then

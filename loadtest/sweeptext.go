@@ -52,5 +52,8 @@ func (s *Sweep) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "First rate past it: %.2f req/s (%.2f%% good, p99 TTFT %.0f ms)\n",
 			s.FirstBad.Rate, s.FirstBad.Report.GoodputPercent, s.FirstBad.Report.TTFT.Value(99))
 	}
+	if s.Prompts != "" {
+		fmt.Fprintf(w, "Prompts: %s\n", s.Prompts)
+	}
 	fmt.Fprintln(w, strings.Repeat("=", 50))
 }

@@ -31,9 +31,16 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		}
 		defer os.RemoveAll(jsonDir)
 	}
+	points := 0 // run so far: point k draws with seed --seed + k
+	var first freshness
 	cfg := loadtest.SweepConfig{Rates: env.rates, Steps: b.sweepSteps, Refine: b.sweepRefine, KneeGoodput: b.kneeGoodput,
 		Run: func(ctx context.Context, kind string, rate float64) (*loadtest.Point, error) {
 			o := env.options(rate, 0)
+			fresh := env.freshen(ctx, &o, points)
+			if points == 0 {
+				first = fresh
+			}
+			points++
 			label := fmt.Sprintf("%s %.2f req/s: ", kind, rate)
 			switch kind {
 			case loadtest.PointSync:
@@ -52,7 +59,7 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			if jsonDir != "" {
 				path = filepath.Join(jsonDir, fmt.Sprintf("point-%d.json", len(pointJSON)))
 			}
-			res, err := env.executeWith(ctx, o, label, path, kind)
+			res, err := env.executeWith(ctx, o, label, path, kind, fresh)
 			if err != nil {
 				return nil, err
 			}
@@ -67,6 +74,9 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			return p, nil
 		}}
 	sw, err := loadtest.RunSweep(ctx, cfg)
+	if sw != nil {
+		sw.Prompts = first.sweepString()
+	}
 	if sw != nil && len(sw.Points) > 0 {
 		sw.WriteText(env.out)
 	}
@@ -128,6 +138,8 @@ func writeSweepJSON(path string, sw *loadtest.Sweep, files map[*loadtest.Point]s
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
 	w.WriteString("{\n  \"knee_goodput_percent\": " + strconv.FormatFloat(sw.KneeGoodput, 'g', -1, 64))
+	pr, _ := json.Marshal(sw.Prompts)
+	fmt.Fprintf(w, ",\n  \"llm_prober_prompts\": %s", pr)
 	if sw.Knee != nil {
 		w.WriteString(",\n  \"knee_request_rate\": " + strconv.FormatFloat(sw.Knee.Rate, 'g', -1, 64))
 		k, _ := json.Marshal(sw.KneeSummary())

@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
 // The automatic sweep on the mock: a shortened synchronous baseline, a
@@ -99,5 +103,62 @@ func TestBenchCLIAutoSweep(t *testing.T) {
 		if r, ok := reqs[0].(map[string]any); !ok || r["ttft"] == nil || r["success"] != true {
 			t.Errorf("point %d: request %v", i, reqs[0])
 		}
+	}
+}
+
+// A sweep against a server with a hashed prefix cache: every point gets
+// fresh prompts (a new seed), the cache is reset before each point and
+// the report says so, so no point is served from the cache the earlier
+// ones filled. With --prefix-tokens the workload asks for sharing: the
+// same prompts, no reset, and later points hit the cache.
+func TestBenchCLISweepFreshPrompts(t *testing.T) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 2 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}
+	o.PrefixCacheBlocks = 1 << 16
+	mock := mockvllm.New(o)
+	ts := httptest.NewServer(mock)
+	t.Cleanup(func() { mock.Close(); ts.Close() })
+	cached := func(extra ...string) ([]float64, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "s.json")
+		args := append([]string{"--url", ts.URL, "--rates", "100,200", "--num-prompts", "10", "--input-tokens", "64",
+			"--output-tokens", "2", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics", "--output-json", out}, extra...)
+		code, stdout, log := benchCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Prompts string `json:"llm_prober_prompts"`
+			Points  []struct {
+				Cached  float64        `json:"llm_prober_cached_prompt_tokens"`
+				Prompts map[string]any `json:"llm_prober_prompts"`
+			} `json:"points"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatal(err)
+		}
+		var c []float64
+		for _, p := range res.Points {
+			c = append(c, p.Cached)
+		}
+		if !strings.Contains(stdout, "Prompts: "+res.Prompts) {
+			t.Errorf("the table does not say which prompts were used (%q):\n%s", res.Prompts, stdout)
+		}
+		return c, res.Prompts
+	}
+	c, desc := cached()
+	if len(c) != 2 || c[0] != 0 || c[1] != 0 {
+		t.Errorf("cached prompt tokens per point %v, want none: fresh prompts", c)
+	}
+	if mock.PrefixCacheResets() != 2 || !strings.Contains(desc, "reset before each point") || !strings.Contains(desc, "cache_salt") {
+		t.Errorf("%d resets (want 2), prompts %q", mock.PrefixCacheResets(), desc)
+	}
+	c, desc = cached("--prefix-tokens", "32")
+	if len(c) != 2 || c[1] == 0 || mock.PrefixCacheResets() != 2 || !strings.Contains(desc, "the same prompts") {
+		t.Errorf("shared prefix: cached %v, %d resets, prompts %q", c, mock.PrefixCacheResets(), desc)
 	}
 }
