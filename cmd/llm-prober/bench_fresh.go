@@ -16,10 +16,10 @@ import (
 // where the server offers one. Off with --no-fresh-prompts, and when the
 // workload asks for sharing (--prefix-tokens).
 type freshness struct {
-	On          bool  `json:"fresh"`
-	Seed        int64 `json:"seed"`
-	CacheSalt   bool  `json:"cache_salt"`
-	Reset       bool  `json:"prefix_cache_reset"`
+	On        bool  `json:"fresh"`
+	Seed      int64 `json:"seed"`
+	CacheSalt bool  `json:"cache_salt"`
+	Reset     bool  `json:"prefix_cache_reset"`
 }
 
 // freshen sets run k's seed, workload and cache_salt in o, and resets the
