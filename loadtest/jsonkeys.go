@@ -72,6 +72,15 @@ func (rep *Report) VLLMKeys() []KV {
 		KV{"llm_prober_cached_prompt_tokens", rep.CachedTokens},
 		KV{"llm_prober_itl_percentile_relative_error", HistRelError},
 	)
+	for _, m := range []struct {
+		name string
+		s    Stats
+	}{{"ttft", rep.TTFT}, {"tpot", rep.TPOT}, {"e2el", rep.E2EL}} {
+		if !math.IsNaN(m.s.P99Low) && m.s.Count >= 2 {
+			kv = append(kv, KV{"llm_prober_p99_" + m.name + "_ci95_ms", []float64{m.s.P99Low, m.s.P99High}})
+		}
+	}
+	kv = append(kv, KV{"llm_prober_sample_warnings", nonNil(rep.SampleWarnings())})
 	if rep.Lag.Count > 0 {
 		kv = append(kv, KV{"llm_prober_send_lag_ms", statsMap(rep.Lag)})
 	}
@@ -84,4 +93,11 @@ func statsMap(s Stats) map[string]float64 {
 		m["p"+PercentileName(p.P)] = p.Value
 	}
 	return m
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -44,6 +44,7 @@ type benchFlags struct {
 	gpusPerReplica             int
 	kneeRate                   float64
 	freshPrompts               bool
+	minSamples                 int
 }
 
 // newBenchCmd registers `llm-prober bench` on app.
@@ -91,6 +92,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("rates", "Sweep these rates (req/s, comma-separated) instead of the automatic ones.").StringVar(&b.rates)
 	c.Flag("sweep-steps", "Rates between the baseline and the maximum.").Default("6").IntVar(&b.sweepSteps)
 	c.Flag("sweep-refine", "Bisection steps between the last good and first bad rate.").Default("2").IntVar(&b.sweepRefine)
+	c.Flag("min-samples", "Fewest measured requests per open-loop sweep point (--num-prompts or --duration are raised to reach it; the synchronous baseline excepted): p99 needs about 1,000 to be stable (10 beyond it). 0: as --num-prompts or --duration say.").Default("1000").IntVar(&b.minSamples)
 	c.Flag("knee-goodput", "The knee is the highest rate with at least this % of requests meeting every SLO.").Default("99").Float64Var(&b.kneeGoodput)
 	c.Flag("curve", "Write the throughput-latency curve (SVG) of a sweep here.").StringVar(&b.curve)
 

@@ -22,7 +22,7 @@ func TestBenchCLIAutoSweep(t *testing.T) {
 	url := benchMock(t)
 	dir := t.TempDir()
 	code, stdout, log := benchCLI(t, "--url", url, "--sweep", "--sweep-steps", "2", "--sweep-refine", "0",
-		"--num-prompts", "20", "--input-tokens", "8", "--output-tokens", "4", "--goodput", "ttft:5000",
+		"--num-prompts", "20", "--min-samples", "0", "--input-tokens", "8", "--output-tokens", "4", "--goodput", "ttft:5000",
 		"--percentiles", "50,90", "--progress", "off", "--no-server-metrics",
 		"--curve", filepath.Join(dir, "c.svg"), "--output-json", filepath.Join(dir, "s.json"))
 	if code != 0 {
@@ -121,7 +121,7 @@ func TestBenchCLISweepFreshPrompts(t *testing.T) {
 	cached := func(extra ...string) ([]float64, string) {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), "s.json")
-		args := append([]string{"--url", ts.URL, "--rates", "100,200", "--num-prompts", "10", "--input-tokens", "64",
+		args := append([]string{"--url", ts.URL, "--rates", "100,200", "--num-prompts", "10", "--min-samples", "0", "--input-tokens", "64",
 			"--output-tokens", "2", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics", "--output-json", out}, extra...)
 		code, stdout, log := benchCLI(t, args...)
 		if code != 0 {
@@ -160,5 +160,45 @@ func TestBenchCLISweepFreshPrompts(t *testing.T) {
 	c, desc = cached("--prefix-tokens", "32")
 	if len(c) != 2 || c[1] == 0 || mock.PrefixCacheResets() != 2 || !strings.Contains(desc, "the same prompts") {
 		t.Errorf("shared prefix: cached %v, %d resets, prompts %q", c, mock.PrefixCacheResets(), desc)
+	}
+}
+
+// Each open-loop point sizes itself to --min-samples measured requests
+// whatever --num-prompts says; the report gives each point's p99 interval
+// and the knee's, and warns where p99 rests on too few samples.
+func TestBenchCLISweepMinSamples(t *testing.T) {
+	url := benchMock(t)
+	out := filepath.Join(t.TempDir(), "s.json")
+	code, stdout, log := benchCLI(t, "--url", url, "--rates", "100,150", "--num-prompts", "10", "--min-samples", "40",
+		"--input-tokens", "8", "--output-tokens", "3", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics",
+		"--output-json", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+	}
+	for _, want := range []string{"p99 95% confidence intervals", "n=40", "Knee rate 95% CI: ",
+		"warning: 100.00 req/s offered: p99 TTFT rests on 40 samples (under 100"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Points []struct {
+			N        int       `json:"num_prompts"`
+			CI       []float64 `json:"llm_prober_p99_ttft_ci95_ms"`
+			P99      float64   `json:"p99_ttft_ms"`
+			Warnings []string  `json:"llm_prober_sample_warnings"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range res.Points {
+		if p.N != 40 || len(p.CI) != 2 || p.CI[0] > p.P99 || p.CI[1] < p.CI[0] || len(p.Warnings) == 0 {
+			t.Errorf("point %d: %d requests (want 40), p99 %g, CI %v, warnings %v", i, p.N, p.P99, p.CI, p.Warnings)
+		}
 	}
 }

@@ -104,7 +104,7 @@ func TestBenchCLIPlanOnly(t *testing.T) {
 func TestBenchCLISweep(t *testing.T) {
 	url := benchMock(t)
 	dir := t.TempDir()
-	code, stdout, log := benchCLI(t, "--url", url, "--rates", "50,100", "--num-prompts", "15", "--input-tokens", "8",
+	code, stdout, log := benchCLI(t, "--url", url, "--rates", "50,100", "--num-prompts", "15", "--min-samples", "0", "--input-tokens", "8",
 		"--output-tokens", "4", "--goodput", "ttft:2000", "--progress", "off", "--no-server-metrics",
 		"--curve", filepath.Join(dir, "c.svg"), "--output-json", filepath.Join(dir, "s.json"), "--daily-requests", "1e6")
 	if code != 0 {
