@@ -16,8 +16,8 @@ type KV struct {
 // then what vllm bench has no key for, under llm_prober_*.
 func (rep *Report) VLLMKeys() []KV {
 	rate := any(rep.Rate)
-	if math.IsInf(rep.Rate, 1) {
-		rate = "inf"
+	if math.IsInf(rep.Rate, 1) || rep.Mode == "closed-loop" {
+		rate = "inf" // vllm bench's closed loop: --max-concurrency at an infinite rate
 	}
 	var maxConc any
 	if rep.MaxConcurrency > 0 {
@@ -68,6 +68,7 @@ func (rep *Report) VLLMKeys() []KV {
 		KV{"llm_prober_good_requests", rep.Good},
 		KV{"llm_prober_goodput_percent", rep.GoodputPercent},
 		KV{"llm_prober_mean_concurrent_requests", rep.MeanConcurrency},
+		KV{"llm_prober_peak_in_flight_requests", rep.PeakInFlight},
 		KV{"llm_prober_server_prompt_tokens", rep.ServerPromptTokens},
 		KV{"llm_prober_cached_prompt_tokens", rep.CachedTokens},
 		KV{"llm_prober_itl_percentile_relative_error", HistRelError},

@@ -101,3 +101,16 @@ func TestSampleWarnings(t *testing.T) {
 		t.Errorf("warnings:\n%s", w)
 	}
 }
+
+// The knee sentence pairs the rate the server achieved with the output
+// throughput of the same requests, the offered rate beside it.
+func TestKneeSummaryAchievedRate(t *testing.T) {
+	k := &Point{Kind: PointRate, Rate: 10, Report: &Report{RequestThroughput: 9.5, OutputThroughput: 304, GoodputPercent: 100}}
+	s := &Sweep{KneeGoodput: 99, Points: []*Point{k}, Knee: k}
+	if got := s.KneeSummary(); !strings.HasPrefix(got, "9.50 req/s achieved (10.00 offered), 304 output tok/s") {
+		t.Errorf("knee sentence %q", got)
+	}
+	if s.KneeRate() != 9.5 {
+		t.Errorf("knee rate %g, want the achieved 9.5", s.KneeRate())
+	}
+}

@@ -133,6 +133,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 			return nil, err
 		}
 		defer jo.Close()
+		jo.GeneratedTexts = b.saveTexts
 		o.OnResult = jo.Add
 	}
 	var w *loadtest.Watcher
@@ -162,6 +163,8 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		head = append(append(head, res.report.VLLMKeys()...),
 			loadtest.KV{Key: "model_id", Value: env.target.Model},
 			loadtest.KV{Key: "backend", Value: vllmBackend(b.api)},
+			loadtest.KV{Key: "endpoint_type", Value: vllmBackend(b.api)},
+			loadtest.KV{Key: "label", Value: nilIfEmpty(b.label)},
 			loadtest.KV{Key: "llm_prober_prompt_sizing", Value: env.sizing.Describe()},
 			loadtest.KV{Key: "llm_prober_prompts", Value: f},
 			loadtest.KV{Key: "llm_prober_server", Value: res.server},
@@ -202,4 +205,12 @@ func vllmBackend(api string) string {
 		return "openai"
 	}
 	return "openai-chat"
+}
+
+// nilIfEmpty is s, or JSON null when empty (vllm bench's unset --label).
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

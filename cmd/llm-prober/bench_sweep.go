@@ -105,7 +105,7 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		fmt.Fprintf(env.log, "wrote %s\n", b.outputJSON)
 	}
 	if sw.Knee != nil && (b.dailyRequests > 0 || b.peakRPS > 0) {
-		p, err := loadtest.NewPlan(sw.Knee.Rate, b.dailyRequests, b.peakRPS, b.peakToAverage, b.headroom, b.gpusPerReplica)
+		p, err := loadtest.NewPlan(sw.KneeRate(), b.dailyRequests, b.peakRPS, b.peakToAverage, b.headroom, b.gpusPerReplica)
 		if err != nil {
 			return 2, err
 		}
@@ -159,6 +159,11 @@ func writeSweepJSON(path string, sw *loadtest.Sweep, files map[*loadtest.Point]s
 	fmt.Fprintf(w, ",\n  \"llm_prober_prompts\": %s", pr)
 	if sw.Knee != nil {
 		w.WriteString(",\n  \"knee_request_rate\": " + strconv.FormatFloat(sw.Knee.Rate, 'g', -1, 64))
+		w.WriteString(",\n  \"knee_achieved_request_rate\": " + strconv.FormatFloat(sw.KneeRate(), 'g', -1, 64))
+		if lo, hi, ok := sw.KneeCI(); ok {
+			fmt.Fprintf(w, ",\n  \"llm_prober_knee_request_rate_ci95\": [%s, %s]",
+				strconv.FormatFloat(lo, 'g', -1, 64), strconv.FormatFloat(hi, 'g', -1, 64))
+		}
 		k, _ := json.Marshal(sw.KneeSummary())
 		fmt.Fprintf(w, ",\n  \"knee\": %s", k)
 	}
