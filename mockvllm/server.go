@@ -49,6 +49,7 @@ func New(o Options) *Server {
 	s.mux.HandleFunc("GET /health", s.handleHealth)
 	s.mux.HandleFunc("GET /version", s.handleVersion)
 	s.mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
+	s.mux.HandleFunc("GET /trace", s.handleTrace)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
 	return s
 }

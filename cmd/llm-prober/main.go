@@ -41,7 +41,7 @@ func run(args []string) int {
 	f.web = kingpinflag.AddFlags(serve, ":9775")
 
 	var m mockFlags
-	mock := app.Command("mock-vllm", "Run only the mock vLLM server (for trying the prober, demos and tests).")
+	mock := app.Command("mock-vllm", mockHelp)
 	m.register(mock)
 	bench := newBenchCmd(app)
 
