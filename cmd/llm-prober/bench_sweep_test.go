@@ -202,3 +202,46 @@ func TestBenchCLISweepMinSamples(t *testing.T) {
 		}
 	}
 }
+
+// Single runs with the same seed against a prefix cache: with
+// --no-fresh-prompts the second is served from the cache the first
+// filled; by default each run gets a new cache_salt and a reset first, so
+// none is.
+func TestBenchCLIRunFreshPrompts(t *testing.T) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 2 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}
+	o.PrefixCacheBlocks = 1 << 16
+	mock := mockvllm.New(o)
+	ts := httptest.NewServer(mock)
+	t.Cleanup(func() { mock.Close(); ts.Close() })
+	cached := func(extra ...string) float64 {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "r.json")
+		args := append([]string{"--url", ts.URL, "--request-rate", "200", "--num-prompts", "8", "--input-tokens", "64",
+			"--output-tokens", "2", "--progress", "off", "--no-server-metrics", "--output-json", out}, extra...)
+		if code, stdout, log := benchCLI(t, args...); code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Cached float64 `json:"llm_prober_cached_prompt_tokens"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Cached
+	}
+	cached("--no-fresh-prompts")
+	if c := cached("--no-fresh-prompts"); c == 0 {
+		t.Error("--no-fresh-prompts: no cache hits on the same prompts")
+	}
+	if c := cached(); c != 0 {
+		t.Errorf("a run after them: %g cached prompt tokens, want 0", c)
+	}
+	if c := cached(); c != 0 {
+		t.Errorf("the next run: %g cached prompt tokens, want 0", c)
+	}
+}
