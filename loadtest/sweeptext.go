@@ -66,12 +66,7 @@ func (s *Sweep) WriteText(w io.Writer) {
 // percentiles that rest on too few samples.
 func (s *Sweep) writeUncertainty(w io.Writer, pts []*Point) {
 	fmt.Fprintf(w, "p99 %.0f%% confidence intervals, ms (bootstrap over each point's requests):\n", CILevel*100)
-	ci := func(st Stats) string {
-		if math.IsNaN(st.P99Low) || st.Count < 2 {
-			return "n/a"
-		}
-		return fmt.Sprintf("%.1f–%.1f", st.P99Low, st.P99High)
-	}
+	ci := ciText
 	var warn []string
 	for _, p := range pts {
 		r := p.Report

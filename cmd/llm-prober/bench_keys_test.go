@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,6 +32,10 @@ func TestBenchCLIVLLMResultKeys(t *testing.T) {
 		"--output-json", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+	}
+	// Six requests: p99 is their maximum, and the report says so.
+	if !strings.Contains(stdout, "p99 95% CI (ms, bootstrap): TTFT ") || !strings.Contains(stdout, "warning: p99 TTFT rests on 6 samples") {
+		t.Errorf("no p99 interval or sample warning:\n%s", stdout)
 	}
 	res := read(out)
 	if res["request_rate"] != "inf" || res["label"] != "nightly" || res["endpoint_type"] != "openai-chat" {

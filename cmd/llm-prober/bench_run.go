@@ -82,6 +82,7 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 	}
 	fmt.Fprintf(log, "prompts: %s\n", res.fresh)
 	res.report.WriteText(out)
+	res.report.WriteUncertainty(out)
 	res.server.WriteText(out, res.verdict)
 	if b.outputJSON != "" {
 		fmt.Fprintf(log, "wrote %s\n", b.outputJSON)
