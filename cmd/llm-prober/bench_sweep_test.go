@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -243,5 +246,56 @@ func TestBenchCLIRunFreshPrompts(t *testing.T) {
 	}
 	if c := cached(); c != 0 {
 		t.Errorf("the next run: %g cached prompt tokens, want 0", c)
+	}
+}
+
+// A vLLM server without the reset endpoint (no VLLM_SERVER_DEV_MODE),
+// known as vLLM by its metrics: each run's requests carry a new
+// cache_salt, which alone keeps the second run out of the first's cache.
+func TestBenchCLICacheSaltWithoutReset(t *testing.T) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 2 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}
+	o.PrefixCacheBlocks = 1 << 16
+	mock := mockvllm.New(o)
+	var salted atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/reset_prefix_cache":
+			http.NotFound(w, r)
+			return
+		case r.URL.Path == "/v1/chat/completions":
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"cache_salt":"llm-prober-bench-`)) {
+				salted.Add(1)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		mock.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { mock.Close(); ts.Close() })
+	run := func() (float64, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "r.json")
+		code, stdout, log := benchCLI(t, "--url", ts.URL, "--request-rate", "200", "--num-prompts", "8", "--input-tokens", "64",
+			"--output-tokens", "2", "--progress", "off", "--metrics-interval", "50ms", "--output-json", out)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Cached float64 `json:"llm_prober_cached_prompt_tokens"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Cached, log
+	}
+	run()
+	c, log := run()
+	if c != 0 || salted.Load() != 16 || !strings.Contains(log, "a new cache_salt, no prefix-cache reset") {
+		t.Errorf("second run: %g cached tokens (want 0), %d of 16 requests salted\n%s", c, salted.Load(), log)
 	}
 }
