@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // Bootstrap confidence intervals. A percentile from a run is an estimate:
@@ -141,23 +142,48 @@ func (s *Sweep) KneeCI() (lo, hi float64, ok bool) {
 	return quantileSorted(reps, a), quantileSorted(reps, 100-a), true
 }
 
-// SampleWarnings names each percentile of TTFT, TPOT and E2EL reported
-// (p99 always: the knee and the verdict read it) that rests on too few
-// samples to be more than the maximum (p99 under 100).
+// SampleWarnings names the percentiles of TTFT, TPOT and E2EL reported
+// (p99 always: the knee and the verdict read it) that rest on too few
+// samples to be more than the maximum (p99 under 100), one line for the
+// metrics that share a sample count.
 func (rep *Report) SampleWarnings() []string {
-	var out []string
+	type group struct {
+		metrics, ps, need []string
+		n                 int
+	}
+	var out []*group
+	byKey := map[string]*group{}
 	for _, m := range []struct {
 		name string
 		s    Stats
 	}{{"TTFT", rep.TTFT}, {"TPOT", rep.TPOT}, {"E2EL", rep.E2EL}} {
-		for _, p := range append(slices.Clone(m.s.Percentiles), m.s.internal...) {
-			if need := MinSamplesFor(p.P); m.s.Count > 0 && m.s.Count < need {
-				out = append(out, fmt.Sprintf("p%s %s rests on %d samples (under %d: it is the maximum, not a percentile)",
-					PercentileName(p.P), m.name, m.s.Count, need))
+		var ps, need []string
+		all := append(slices.Clone(m.s.Percentiles), m.s.internal...)
+		slices.SortFunc(all, func(a, b Percentile) int { return cmpFloat(a.P, b.P) })
+		for _, p := range all {
+			if n := MinSamplesFor(p.P); m.s.Count > 0 && m.s.Count < n {
+				ps = append(ps, "p"+PercentileName(p.P))
+				need = append(need, fmt.Sprintf("p%s needs %d", PercentileName(p.P), n))
 			}
 		}
+		if len(ps) == 0 {
+			continue
+		}
+		key := fmt.Sprint(m.s.Count, ps)
+		if g := byKey[key]; g != nil {
+			g.metrics = append(g.metrics, m.name)
+			continue
+		}
+		g := &group{metrics: []string{m.name}, ps: ps, need: need, n: m.s.Count}
+		byKey[key] = g
+		out = append(out, g)
 	}
-	return out
+	lines := make([]string, 0, len(out))
+	for _, g := range out {
+		lines = append(lines, fmt.Sprintf("%s %s rest on %d samples (%s; below that a percentile is the maximum)",
+			strings.Join(g.ps, ", "), strings.Join(g.metrics, ", "), g.n, strings.Join(g.need, ", ")))
+	}
+	return lines
 }
 
 // ciText is a p99 interval as "lo–hi", or n/a under two samples.

@@ -95,10 +95,16 @@ func TestSampleWarnings(t *testing.T) {
 	for i := range x {
 		x[i] = float64(i)
 	}
-	rep := &Report{TTFT: exactStats(x, []float64{50, 90})}
-	w := strings.Join(rep.SampleWarnings(), "\n")
-	if !strings.Contains(w, "p99 TTFT rests on 40 samples (under 100") || strings.Contains(w, "p90") {
-		t.Errorf("warnings:\n%s", w)
+	// TTFT and E2EL share a count and a set of thin percentiles: one line.
+	rep := &Report{TTFT: exactStats(x, []float64{50, 90, 99.9}), E2EL: exactStats(x, []float64{50, 90, 99.9}), TPOT: exactStats(x[:30], nil)}
+	w := rep.SampleWarnings()
+	if len(w) != 2 || w[0] != "p99, p99.9 TTFT, E2EL rest on 40 samples (p99 needs 100, p99.9 needs 1000; below that a percentile is the maximum)" ||
+		w[1] != "p99 TPOT rest on 30 samples (p99 needs 100; below that a percentile is the maximum)" {
+		t.Errorf("warnings:\n%s", strings.Join(w, "\n"))
+	}
+	x = make([]float64, 1000)
+	if w := (&Report{TTFT: exactStats(x, []float64{50, 99})}).SampleWarnings(); len(w) != 0 {
+		t.Errorf("1,000 samples: %v", w)
 	}
 }
 

@@ -179,7 +179,7 @@ func TestBenchCLISweepMinSamples(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
 	for _, want := range []string{"p99 95% confidence intervals", "n=40", "Knee rate 95% CI: ",
-		"warning: 100.00 req/s offered: p99 TTFT rests on 40 samples (under 100"} {
+		"warning: 100.00 req/s offered: p99, p99.9 TTFT, TPOT, E2EL rest on 40 samples (p99 needs 100"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
