@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,5 +81,50 @@ func TestMockCLIPrefixCacheAndTrace(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown id: %d, want 404", resp.StatusCode)
+	}
+}
+
+// The mock as a reference over HTTP: every request bench measured has a
+// trace under its X-Request-Id, and bench's TTFT and latency, taken from
+// before the send to after the receive, are never below the server's own
+// (from its arrival to its write).
+func TestMockTraceChecksBench(t *testing.T) {
+	url := benchMock(t)
+	out := t.TempDir() + "/r.json"
+	if code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "100", "--num-prompts", "10", "--input-tokens", "16",
+		"--output-tokens", "4", "--progress", "off", "--no-server-metrics", "--output-json", out); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Requests []struct {
+			Index   int     `json:"index"`
+			TTFT    float64 `json:"ttft"`
+			Latency float64 `json:"latency"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Requests) != 10 {
+		t.Fatalf("%d requests, %v", len(res.Requests), err)
+	}
+	for _, r := range res.Requests {
+		resp, err := http.Get(url + "/trace?id=bench-" + strconv.Itoa(r.Index))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr struct {
+			TTFT float64 `json:"ttft_ms"`
+			E2EL float64 `json:"e2el_ms"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&tr)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("trace of bench-%d: %d, %v", r.Index, resp.StatusCode, err)
+		}
+		if tr.TTFT <= 0 || r.TTFT*1000 < tr.TTFT || r.Latency*1000 < tr.E2EL {
+			t.Errorf("bench-%d: bench TTFT %.3f ms, latency %.3f ms; server %.3f and %.3f ms", r.Index, r.TTFT*1000, r.Latency*1000, tr.TTFT, tr.E2EL)
+		}
 	}
 }
