@@ -23,7 +23,9 @@ type Plan struct {
 // NewPlan computes the plan from either the daily volume or the peak
 // rate (both is an error): required rate = daily / 86,400 × peak-to-
 // average (or the given peak), replicas = ceil(ceil(required / knee) ×
-// headroom), GPUs = replicas × GPUs per replica.
+// headroom), GPUs = replicas × GPUs per replica. A peak-to-average of 0
+// means 1: the seed's formula (peak = daily / 86,400) unless a peak
+// factor is given.
 func NewPlan(knee, daily, peakRPS, peakToAverage, headroom float64, gpusPerReplica int) (*Plan, error) {
 	switch {
 	case knee <= 0:
@@ -39,14 +41,17 @@ func NewPlan(knee, daily, peakRPS, peakToAverage, headroom float64, gpusPerRepli
 	case gpusPerReplica < 1:
 		return nil, fmt.Errorf("capacity plan: --gpus-per-replica must be at least 1")
 	}
-	p := &Plan{KneeRate: knee, Headroom: headroom, GPUsPerReplica: gpusPerReplica, PeakToAverage: peakToAverage}
+	p := &Plan{KneeRate: knee, Headroom: headroom, GPUsPerReplica: gpusPerReplica}
 	if peakRPS > 0 {
 		p.RequiredRate = peakRPS
 	} else {
+		if peakToAverage == 0 {
+			peakToAverage = 1
+		}
 		if peakToAverage < 1 {
 			return nil, fmt.Errorf("capacity plan: --peak-to-average %g is below 1", peakToAverage)
 		}
-		p.DailyRequests = daily
+		p.DailyRequests, p.PeakToAverage = daily, peakToAverage
 		p.RequiredRate = daily / 86400 * peakToAverage
 	}
 	p.BaseReplicas = int(math.Ceil(p.RequiredRate/knee - 1e-9))
@@ -55,16 +60,20 @@ func NewPlan(knee, daily, peakRPS, peakToAverage, headroom float64, gpusPerRepli
 	return p, nil
 }
 
-// WriteText prints the plan with its formula and the numbers in it.
+// WriteText prints the plan with its formula and every number it used.
 func (p *Plan) WriteText(w io.Writer) {
 	fmt.Fprintln(w, center(" Capacity plan ", '='))
 	if p.DailyRequests > 0 {
-		fmt.Fprintf(w, "required rate = daily requests / 86,400 × peak-to-average\n")
-		fmt.Fprintf(w, "              = %.0f / 86,400 × %g = %.3f req/s at peak\n", p.DailyRequests, p.PeakToAverage, p.RequiredRate)
+		avg := p.DailyRequests / 86400
+		fmt.Fprintf(w, "daily requests = %.0f (given)\n", p.DailyRequests)
+		fmt.Fprintf(w, "average rate = daily requests / 86,400 = %.0f / 86,400 = %.3f req/s\n", p.DailyRequests, avg)
+		fmt.Fprintf(w, "peak-to-average = %g (--peak-to-average; 1: peak = average)\n", p.PeakToAverage)
+		fmt.Fprintf(w, "required rate = average × peak-to-average = %.3f × %g = %.3f req/s at peak\n", avg, p.PeakToAverage, p.RequiredRate)
 	} else {
-		fmt.Fprintf(w, "required rate = %.3f req/s at peak (given)\n", p.RequiredRate)
+		fmt.Fprintf(w, "required rate = %.3f req/s at peak (given, --peak-rps)\n", p.RequiredRate)
 	}
 	fmt.Fprintf(w, "rate per replica (knee) = %.3f req/s\n", p.KneeRate)
+	fmt.Fprintf(w, "headroom = %g (--headroom)\n", p.Headroom)
 	fmt.Fprintf(w, "replicas = ceil(ceil(required / knee) × headroom)\n")
 	fmt.Fprintf(w, "         = ceil(ceil(%.3f / %.3f) × %g) = ceil(%d × %g) = %d\n",
 		p.RequiredRate, p.KneeRate, p.Headroom, p.BaseReplicas, p.Headroom, p.Replicas)

@@ -14,3 +14,24 @@ func TestPlanRefusesBothInputs(t *testing.T) {
 		t.Error("a negative daily volume must be refused")
 	}
 }
+
+// The seed's worked example: 5,000,000 requests/day at 35 req/s per GPU
+// is ceil(57.9 / 35) = 2 GPUs, ×2 headroom = 4, with the defaults (no
+// peak factor, headroom 2); the plan prints every number it used.
+func TestPlanSeedWorkedExample(t *testing.T) {
+	p, err := NewPlan(35, 5_000_000, 0, 0, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.BaseReplicas != 2 || p.Replicas != 4 || p.GPUs != 4 {
+		t.Fatalf("plan %+v, want 2 base replicas, 4 replicas, 4 GPUs", p)
+	}
+	var b strings.Builder
+	p.WriteText(&b)
+	for _, want := range []string{"5000000 / 86,400 = 57.870 req/s", "peak-to-average = 1", "57.870 × 1 = 57.870",
+		"rate per replica (knee) = 35.000", "headroom = 2", "ceil(2 × 2) = 4", "4 GPUs"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("plan text lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -93,7 +93,7 @@ func (s *Sweep) WriteSVG(w io.Writer, title string) error {
 		if s.Knee != nil {
 			kx := px(s.Knee.Report.OutputThroughput)
 			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#d03030" stroke-dasharray="5,4"/>`+"\n", kx, kx, y0, y0+panelH)
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#d03030">knee %.2f req/s</text>`+"\n", kx+4, y0+30, s.Knee.Rate)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#d03030">knee %.2f req/s</text>`+"\n", kx+4, y0+30, s.KneeRate())
 		}
 		for _, p := range pts {
 			color := "#c03030"

@@ -16,8 +16,8 @@ type KV struct {
 // then what vllm bench has no key for, under llm_prober_*.
 func (rep *Report) VLLMKeys() []KV {
 	rate := any(rep.Rate)
-	if math.IsInf(rep.Rate, 1) {
-		rate = "inf"
+	if math.IsInf(rep.Rate, 1) || rep.Mode == "closed-loop" {
+		rate = "inf" // vllm bench's closed loop: --max-concurrency at an infinite rate
 	}
 	var maxConc any
 	if rep.MaxConcurrency > 0 {
@@ -68,10 +68,20 @@ func (rep *Report) VLLMKeys() []KV {
 		KV{"llm_prober_good_requests", rep.Good},
 		KV{"llm_prober_goodput_percent", rep.GoodputPercent},
 		KV{"llm_prober_mean_concurrent_requests", rep.MeanConcurrency},
+		KV{"llm_prober_peak_in_flight_requests", rep.PeakInFlight},
 		KV{"llm_prober_server_prompt_tokens", rep.ServerPromptTokens},
 		KV{"llm_prober_cached_prompt_tokens", rep.CachedTokens},
 		KV{"llm_prober_itl_percentile_relative_error", HistRelError},
 	)
+	for _, m := range []struct {
+		name string
+		s    Stats
+	}{{"ttft", rep.TTFT}, {"tpot", rep.TPOT}, {"e2el", rep.E2EL}} {
+		if !math.IsNaN(m.s.P99Low) && m.s.Count >= 2 {
+			kv = append(kv, KV{"llm_prober_p99_" + m.name + "_ci95_ms", []float64{m.s.P99Low, m.s.P99High}})
+		}
+	}
+	kv = append(kv, KV{"llm_prober_sample_warnings", nonNil(rep.SampleWarnings())})
 	if rep.Lag.Count > 0 {
 		kv = append(kv, KV{"llm_prober_send_lag_ms", statsMap(rep.Lag)})
 	}
@@ -85,4 +95,11 @@ func statsMap(s Stats) map[string]float64 {
 		m["p"+PercentileName(p.P)] = p.Value
 	}
 	return m
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

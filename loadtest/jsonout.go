@@ -16,10 +16,16 @@ import (
 // JSONOut spools per-request results to temporary files during a run, so
 // that memory stays flat however many requests there are, and writes the
 // result file at the end: aggregate keys first, then vllm bench's
-// per-request arrays (input_lens, output_lens, ttfts, itls, errors; in
-// seconds, measured requests only) and "requests", every request in
+// per-request arrays (input_lens, output_lens, ttfts, itls, latencies,
+// start_times since the run started, generated_texts if asked, errors;
+// in seconds, measured requests only) and "requests", every request in
 // completion order with its schedule, timings, tokens and error.
 type JSONOut struct {
+	// GeneratedTexts adds vllm bench's generated_texts (each measured
+	// request's output text, as the prober keeps it): off by default, as
+	// it makes the file as large as everything the server wrote.
+	GeneratedTexts bool
+
 	dir    string
 	spools []*spool // by spool index below
 	err    error
@@ -30,12 +36,16 @@ const (
 	spOutputLens
 	spTTFTs
 	spITLs
+	spLatencies
+	spStartTimes
+	spTexts
 	spErrors
 	spRequests
 	numSpools
 )
 
-var spoolKeys = [numSpools]string{"input_lens", "output_lens", "ttfts", "itls", "errors", "requests"}
+var spoolKeys = [numSpools]string{"input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times",
+	"generated_texts", "errors", "requests"}
 
 type spool struct {
 	f *os.File
@@ -121,6 +131,12 @@ func (j *JSONOut) Add(rec *Record, res *prober.Result) {
 	j.item(spTTFTs, strconv.AppendFloat(nil, sec(rec.TTFT), 'g', -1, 64))
 	b, _ = json.Marshal(itls)
 	j.item(spITLs, b)
+	j.item(spLatencies, strconv.AppendFloat(nil, sec(rec.E2EL), 'g', -1, 64))
+	j.item(spStartTimes, strconv.AppendFloat(nil, sec(rec.Start), 'g', -1, 64))
+	if j.GeneratedTexts {
+		b, _ = json.Marshal(res.Output)
+		j.item(spTexts, b)
+	}
 	b, _ = json.Marshal(errMsg)
 	j.item(spErrors, b)
 }
@@ -151,6 +167,9 @@ func (j *JSONOut) Write(path string, head []KV) error {
 		fmt.Fprintf(w, "\n  %s: %s", k, v)
 	}
 	for i, s := range j.spools {
+		if i == spTexts && !j.GeneratedTexts {
+			continue
+		}
 		if err := s.w.Flush(); err != nil {
 			f.Close()
 			return err

@@ -43,6 +43,16 @@ func (r *Record) Success() bool { return r.Reason == prober.ReasonNone }
 // Cancelled reports whether the run cut the request off.
 func (r *Record) Cancelled() bool { return r.Reason == ReasonCancelled }
 
+// busyUntil is when the request stopped being in flight: its last byte
+// (Start + E2EL) when it succeeded, so that the client's teardown after
+// it is not counted as concurrency; when the client gave up otherwise.
+func (r *Record) busyUntil() int64 {
+	if r.Success() && r.E2EL > 0 {
+		return r.Start + r.E2EL
+	}
+	return r.End
+}
+
 // Lag is how late the request was sent compared with its schedule.
 func (r *Record) Lag() time.Duration { return time.Duration(r.Start - r.Planned) }
 

@@ -34,8 +34,9 @@ type Report struct {
 	RequestThroughput    float64 // completed req/s
 	OutputThroughput     float64 // tok/s
 	TotalTokenThroughput float64 // (input + output) tok/s
-	PeakOutputThroughput float64 // max output tokens received in one second
-	PeakConcurrency      int     // most requests in flight at once
+	PeakOutputThroughput float64 // max output tokens received in one second (vllm bench's buckets)
+	PeakConcurrency      int     // most successful requests active in one second (vllm bench's)
+	PeakInFlight         int     // most requests in flight at once, exact
 	MeanConcurrency      float64 // time-averaged requests in flight
 
 	SLO            SLO
@@ -85,7 +86,7 @@ func Summarize(r *Run, slo SLO, ps []float64) *Report {
 			continue
 		}
 		first, last = min(first, rec.Planned), max(last, rec.End)
-		events = append(events, rec.Start<<1|1, rec.End<<1)
+		events = append(events, rec.Start<<1|1, rec.busyUntil()<<1)
 		if !o.ClosedLoop() {
 			lag = append(lag, ms(rec.Start-rec.Planned))
 		}
@@ -118,10 +119,8 @@ func Summarize(r *Run, slo SLO, ps []float64) *Report {
 		rep.OutputThroughput = float64(rep.TotalOutput) / d
 		rep.TotalTokenThroughput = float64(rep.TotalInput+rep.TotalOutput) / d
 	}
-	for _, c := range r.TokensPerSecond {
-		rep.PeakOutputThroughput = max(rep.PeakOutputThroughput, float64(c))
-	}
-	rep.PeakConcurrency, rep.MeanConcurrency = concurrency(events, rep.Duration)
+	rep.PeakOutputThroughput, rep.PeakConcurrency = vllmPeaks(r)
+	rep.PeakInFlight, rep.MeanConcurrency = concurrency(events, rep.Duration)
 	rep.TTFT = exactStats(ttft, ps)
 	rep.TPOT = exactStats(tpot, ps)
 	rep.E2EL = exactStats(e2el, ps)

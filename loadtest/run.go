@@ -22,9 +22,10 @@ type Run struct {
 	Ended   time.Time
 	Records []Record // in completion order, warm-up included
 	ITL     Hist     // measured requests' inter-token gaps
-	// TokensPerSecond counts measured output tokens by the second (since
-	// Started) in which the kernel received them, for the peak rate.
-	TokensPerSecond []uint32
+	// TokensPerMs counts measured output tokens by the millisecond (since
+	// Started) in which the kernel received them: Summarize buckets them
+	// by the second from the first measured start, as vllm bench does.
+	TokensPerMs []uint16
 	// Errors keeps the first error message of each failure reason.
 	Errors map[prober.Reason]string
 	// Interrupted is set when ctx ended the run early.
@@ -389,14 +390,16 @@ func (r *runner) addTokens(rec *Record, itl []time.Duration) {
 }
 
 func (r *runner) tokenAt(t time.Duration) {
-	s := int(t / time.Second)
-	if s < 0 {
+	ms := int(t / time.Millisecond)
+	if ms < 0 {
 		return
 	}
-	for len(r.run.TokensPerSecond) <= s {
-		r.run.TokensPerSecond = append(r.run.TokensPerSecond, 0)
+	if n := ms + 1 - len(r.run.TokensPerMs); n > 0 {
+		r.run.TokensPerMs = append(r.run.TokensPerMs, make([]uint16, n)...)
 	}
-	r.run.TokensPerSecond[s]++
+	if r.run.TokensPerMs[ms] < math.MaxUint16 {
+		r.run.TokensPerMs[ms]++
+	}
 }
 
 // module is the request for one item, built as a one-off probe module.

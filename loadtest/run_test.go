@@ -119,7 +119,7 @@ func TestReportMatchesPerRequestRecords(t *testing.T) {
 	for _, r := range run.Records {
 		if !r.Warmup {
 			first, last = min(first, r.Planned), max(last, r.End)
-			spans = append(spans, [2]int64{r.Start, r.End})
+			spans = append(spans, [2]int64{r.Start, r.busyUntil()})
 		}
 	}
 	dur := time.Duration(last - first)
@@ -137,8 +137,29 @@ func TestReportMatchesPerRequestRecords(t *testing.T) {
 		}
 		peak = max(peak, n)
 	}
-	if rep.PeakConcurrency != peak {
-		t.Errorf("peak concurrency %d, brute force %d", rep.PeakConcurrency, peak)
+	if rep.PeakInFlight != peak {
+		t.Errorf("peak in flight %d, brute force %d", rep.PeakInFlight, peak)
+	}
+	// vllm bench's max_concurrent_requests: successful requests touching
+	// each second from the first successful start.
+	origin := int64(math.MaxInt64)
+	for _, r := range run.Records {
+		if !r.Warmup && r.Success() {
+			origin = min(origin, r.Start)
+		}
+	}
+	vpeak := 0
+	for k := int64(0); k <= (last-origin)/int64(time.Second); k++ {
+		n := 0
+		for _, r := range run.Records {
+			if !r.Warmup && r.Success() && (r.Start-origin)/int64(time.Second) <= k && k <= (r.Start+r.E2EL-origin)/int64(time.Second) {
+				n++
+			}
+		}
+		vpeak = max(vpeak, n)
+	}
+	if rep.PeakConcurrency != vpeak {
+		t.Errorf("max concurrent requests %d, brute force %d", rep.PeakConcurrency, vpeak)
 	}
 	if rep.PeakOutputThroughput <= 0 || rep.PeakOutputThroughput > float64(out) {
 		t.Errorf("peak output tok/s %g", rep.PeakOutputThroughput)
@@ -195,8 +216,8 @@ func TestClosedLoopConcurrency(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := Summarize(run, SLO{}, nil)
-	if rep.Mode != "closed-loop" || rep.MaxConcurrency != 4 || rep.Completed != 40 || rep.PeakConcurrency > 4 || rep.Warmup == 0 {
-		t.Errorf("mode %s users %d completed %d peak %d warm-up %d", rep.Mode, rep.MaxConcurrency, rep.Completed, rep.PeakConcurrency, rep.Warmup)
+	if rep.Mode != "closed-loop" || rep.MaxConcurrency != 4 || rep.Completed != 40 || rep.PeakInFlight > 4 || rep.Warmup == 0 {
+		t.Errorf("mode %s users %d completed %d peak %d warm-up %d", rep.Mode, rep.MaxConcurrency, rep.Completed, rep.PeakInFlight, rep.Warmup)
 	}
 }
 
@@ -209,8 +230,8 @@ func TestMaxConcurrencyCapsInflight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := Summarize(run, SLO{}, nil); rep.PeakConcurrency > 5 || rep.Completed != 30 {
-		t.Errorf("peak %d completed %d", rep.PeakConcurrency, rep.Completed)
+	if rep := Summarize(run, SLO{}, nil); rep.PeakInFlight > 5 || rep.Completed != 30 {
+		t.Errorf("peak %d completed %d", rep.PeakInFlight, rep.Completed)
 	}
 }
 

@@ -64,6 +64,7 @@ type Watcher struct {
 
 	mu           sync.Mutex
 	before, last *collector.Signals
+	first        *collector.Signals // the first scrape that answered
 	rep          ServerReport
 	waitSum      float64
 	lastErr      string
@@ -110,6 +111,9 @@ func (w *Watcher) scrape(ctx context.Context) *collector.Signals {
 		return nil
 	}
 	w.last = s
+	if w.first == nil {
+		w.first = s
+	}
 	w.rep.Scrapes++
 	w.rep.Backend = s.Backend
 	v := s.Values
@@ -129,7 +133,10 @@ func (w *Watcher) Stop(ctx context.Context) ServerReport {
 	defer w.mu.Unlock()
 	rep := w.rep
 	rep.Err = w.lastErr
-	if w.before == nil || after == nil {
+	if after == nil {
+		after = w.last // the last scrape that answered
+	}
+	if w.first == nil || after == nil || after == w.first {
 		if rep.Err == "" {
 			rep.Err = "no metrics"
 		}
@@ -137,11 +144,13 @@ func (w *Watcher) Stop(ctx context.Context) ServerReport {
 	}
 	rep.Available = true
 	rep.MeanWaiting = w.waitSum / float64(max(rep.Scrapes, 1))
-	b, a := w.before.Values, after.Values
+	b, a := w.first.Values, after.Values
+	// A counter first seen after the baseline was born during the run: a
+	// new series starts at 0 (vLLM creates some on first use), so its
+	// whole value counts instead of the signal going unreported.
 	delta := func(k string) (float64, bool) {
-		av, ok1 := a[k]
-		bv, ok2 := b[k]
-		return max(av-bv, 0), ok1 && ok2
+		av, ok := a[k]
+		return max(av-b[k], 0), ok
 	}
 	rep.Preemptions, _ = delta(sigPreemptions)
 	rep.GeneratedTokens, _ = delta(sigGenTokens)

@@ -17,6 +17,9 @@ type Stats struct {
 	// Exact is false when the percentiles come from the ITL histogram
 	// (relative error below HistRelError).
 	Exact bool
+	// P99Low and P99High are the 95 % bootstrap interval of p99 (NaN
+	// under two samples).
+	P99Low, P99High float64
 	// internal holds the percentiles the analysis needs (internalPercentiles)
 	// that were not asked for: Value finds them, reports do not print them.
 	internal []Percentile
@@ -57,6 +60,7 @@ func exactStats(values []float64, ps []float64) Stats {
 	for _, p := range withInternal(ps) {
 		s.internal = append(s.internal, Percentile{P: p, Value: quantileSorted(values, p)})
 	}
+	s.P99Low, s.P99High = quantileCI(values, 99, 0x703939)
 	return s
 }
 

@@ -50,6 +50,9 @@ type Sweep struct {
 	Knee        *Point // nil if no open-loop rate met the target
 	FirstBad    *Point // the lowest rate above the knee that failed, if any
 	KneeGoodput float64
+	// Prompts says how the points' prompts were kept out of the server's
+	// prefix cache (set by the caller, printed with the table).
+	Prompts string
 }
 
 // RunSweep runs a synchronous baseline and a max-throughput run, then
@@ -188,13 +191,24 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// KneeSummary is the knee as one sentence: "X req/s, Y output tok/s at
-// p99 TTFT ≤ Z ms".
+// KneeSummary is the knee as one sentence: "X req/s achieved (R
+// offered), Y output tok/s at p99 TTFT ≤ Z ms": the rate the server
+// served with the token throughput of the same requests, not the
+// schedule's rate beside a measured throughput.
 func (s *Sweep) KneeSummary() string {
 	if s.Knee == nil {
 		return fmt.Sprintf("no rate kept %g%% of requests within the SLOs", s.KneeGoodput)
 	}
 	r := s.Knee.Report
-	return fmt.Sprintf("%.2f req/s, %.0f output tok/s at p99 TTFT ≤ %.0f ms, p99 TPOT ≤ %.1f ms (%.2f%% of requests good)",
-		s.Knee.Rate, r.OutputThroughput, r.TTFT.Value(99), r.TPOT.Value(99), r.GoodputPercent)
+	return fmt.Sprintf("%.2f req/s achieved (%.2f offered), %.0f output tok/s at p99 TTFT ≤ %.0f ms, p99 TPOT ≤ %.1f ms (%.2f%% of requests good)",
+		r.RequestThroughput, s.Knee.Rate, r.OutputThroughput, r.TTFT.Value(99), r.TPOT.Value(99), r.GoodputPercent)
+}
+
+// KneeRate is the rate the knee's run achieved (completed req/s), what a
+// capacity plan may count on per replica; 0 without a knee.
+func (s *Sweep) KneeRate() float64 {
+	if s.Knee == nil {
+		return 0
+	}
+	return s.Knee.Report.RequestThroughput
 }

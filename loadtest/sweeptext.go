@@ -47,10 +47,35 @@ func (s *Sweep) WriteText(w io.Writer) {
 			p.Kind, offered, r.RequestThroughput, r.OutputThroughput, r.GoodputPercent,
 			r.TTFT.Value(tail), r.TPOT.Value(tail), r.E2EL.Value(tail), r.Failed, p.Verdict, mark)
 	}
+	s.writeUncertainty(w, pts)
 	fmt.Fprintf(w, "Knee (goodput ≥ %g%%): %s\n", s.KneeGoodput, s.KneeSummary())
+	if lo, hi, ok := s.KneeCI(); ok && s.Knee != nil {
+		fmt.Fprintf(w, "Knee rate %.0f%% CI: %.2f–%.2f req/s offered (bootstrap over each point's requests)\n", CILevel*100, lo, hi)
+	}
 	if s.FirstBad != nil {
 		fmt.Fprintf(w, "First rate past it: %.2f req/s (%.2f%% good, p99 TTFT %.0f ms)\n",
 			s.FirstBad.Rate, s.FirstBad.Report.GoodputPercent, s.FirstBad.Report.TTFT.Value(99))
 	}
+	if s.Prompts != "" {
+		fmt.Fprintf(w, "Prompts: %s\n", s.Prompts)
+	}
 	fmt.Fprintln(w, strings.Repeat("=", 50))
+}
+
+// writeUncertainty prints each point's p99 confidence intervals and the
+// percentiles that rest on too few samples.
+func (s *Sweep) writeUncertainty(w io.Writer, pts []*Point) {
+	fmt.Fprintf(w, "p99 %.0f%% confidence intervals, ms (bootstrap over each point's requests):\n", CILevel*100)
+	ci := ciText
+	var warn []string
+	for _, p := range pts {
+		r := p.Report
+		fmt.Fprintf(w, "  %-25s n=%-6d TTFT %s, TPOT %s, E2EL %s\n", pointName(p)+":", r.Completed+r.Failed, ci(r.TTFT), ci(r.TPOT), ci(r.E2EL))
+		for _, m := range r.SampleWarnings() {
+			warn = append(warn, pointName(p)+": "+m)
+		}
+	}
+	for _, m := range warn {
+		fmt.Fprintf(w, "warning: %s\n", m)
+	}
 }

@@ -68,6 +68,7 @@ func (rep *Report) WriteText(w io.Writer) {
 	line("Output token throughput (tok/s)", f2(rep.OutputThroughput))
 	line("Peak output token throughput (tok/s)", f2(rep.PeakOutputThroughput))
 	line("Peak concurrent requests", rep.PeakConcurrency)
+	line("Peak requests in flight", rep.PeakInFlight)
 	line("Mean concurrent requests", f2(rep.MeanConcurrency))
 	line("Total Token throughput (tok/s)", f2(rep.TotalTokenThroughput))
 	rep.writeStats(w, "Time to First Token", "TTFT", rep.TTFT)

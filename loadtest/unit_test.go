@@ -135,7 +135,7 @@ func TestCapacityPlan(t *testing.T) {
 	}
 	var b strings.Builder
 	p.WriteText(&b)
-	for _, want := range []string{"10000000 / 86,400 × 2", "ceil(ceil(231.481 / 4.000) × 2) = ceil(58 × 2) = 116", "116 × 8 = 928"} {
+	for _, want := range []string{"10000000 / 86,400 = 115.741", "115.741 × 2 = 231.481", "ceil(ceil(231.481 / 4.000) × 2) = ceil(58 × 2) = 116", "116 × 8 = 928"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("plan text lacks %q:\n%s", want, b.String())
 		}
@@ -225,7 +225,7 @@ func TestCurveSVG(t *testing.T) {
 			circles++
 		}
 	}
-	for _, want := range []string{"knee 7.00 req/s", "SLO 200 ms", "SLO 50 ms", "&amp; &lt;workload&gt;"} {
+	for _, want := range []string{"knee 24.00 req/s", "SLO 200 ms", "SLO 50 ms", "&amp; &lt;workload&gt;"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("SVG lacks %q", want)
 		}

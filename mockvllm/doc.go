@@ -2,7 +2,8 @@
 // demos and soak runs.
 //
 // It serves POST /v1/chat/completions and /v1/completions (streaming and
-// not), POST /tokenize, GET /v1/models, /health, /version and /metrics. Output is shaped
+// not), POST /tokenize, POST /reset_prefix_cache, GET /v1/models, /health,
+// /version, /metrics and /trace. Output is shaped
 // like current vLLM: the same SSE chunk layout, usage reporting and
 // vllm:* metric families with vLLM's bucket bounds.
 //
@@ -24,6 +25,7 @@
 // is the same for /tokenize, usage and the prefix cache.
 //
 // Every request's true timings (arrival, headers, each SSE event, end) are
-// recorded in a Trace, which tests fetch with [Server.Emissions] to compare
+// recorded in a Trace, which tests fetch with [Server.Emissions], and any
+// client in another process with GET /trace?id=REQUEST_ID, to compare
 // against what a client measured.
 package mockvllm

@@ -18,6 +18,14 @@ type prefixCache struct {
 	blocks    map[uint64]*list.Element
 }
 
+// reset empties the cache, as vLLM's POST /reset_prefix_cache does.
+func (c *prefixCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Init()
+	clear(c.blocks)
+}
+
 func newPrefixCache(capacity, blockSize int) *prefixCache {
 	return &prefixCache{capacity: capacity, blockSize: blockSize, lru: list.New(), blocks: map[uint64]*list.Element{}}
 }

@@ -127,3 +127,22 @@ func TestChatTemplateTokens(t *testing.T) {
 		t.Errorf("chat usage: %d prompt tokens, want 10", tr.PromptTokens)
 	}
 }
+
+// POST /reset_prefix_cache empties the hashed cache, as vLLM's does: the
+// same prompt is cold again after it, and the call is counted.
+func TestPrefixCacheReset(t *testing.T) {
+	h := start(t, cacheOptions())
+	h.prefill(t, "a", words400, nil)
+	if tr := h.prefill(t, "b", words400, nil); tr.CachedTokens != 384 {
+		t.Fatalf("before the reset: %d cached tokens, want 384", tr.CachedTokens)
+	}
+	resp := h.post(t.Context(), "/reset_prefix_cache", map[string]any{})
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || h.s.PrefixCacheResets() != 1 {
+		t.Fatalf("reset: status %d, %d resets counted", resp.StatusCode, h.s.PrefixCacheResets())
+	}
+	if tr := h.prefill(t, "c", words400, nil); tr.CachedTokens != 0 {
+		t.Errorf("after the reset: %d cached tokens, want 0", tr.CachedTokens)
+	}
+}

@@ -21,6 +21,7 @@ type Server struct {
 	prefix  *prefixCache // nil: PrefixCacheHitRate applies
 	mux     *http.ServeMux
 	dead    atomic.Bool
+	resets  atomic.Int64 // POST /reset_prefix_cache calls
 	closed  chan struct{}
 	once    sync.Once
 	started time.Time
@@ -47,6 +48,8 @@ func New(o Options) *Server {
 	s.mux.HandleFunc("POST /tokenize", s.handleTokenize)
 	s.mux.HandleFunc("GET /health", s.handleHealth)
 	s.mux.HandleFunc("GET /version", s.handleVersion)
+	s.mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
+	s.mux.HandleFunc("GET /trace", s.handleTrace)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))
 	return s
 }
@@ -102,6 +105,19 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 }
+
+// handleResetPrefixCache empties the hashed prefix cache, as vLLM's
+// endpoint does (there only with VLLM_SERVER_DEV_MODE=1): 200, empty body.
+func (s *Server) handleResetPrefixCache(w http.ResponseWriter, _ *http.Request) {
+	if s.prefix != nil {
+		s.prefix.reset()
+	}
+	s.resets.Add(1)
+	w.WriteHeader(http.StatusOK)
+}
+
+// PrefixCacheResets is how many times POST /reset_prefix_cache was called.
+func (s *Server) PrefixCacheResets() int { return int(s.resets.Load()) }
 
 func (s *Server) handleVersion(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"version": s.o.Version})

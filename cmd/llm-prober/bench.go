@@ -46,6 +46,10 @@ type benchFlags struct {
 	peakToAverage, headroom    float64
 	gpusPerReplica             int
 	kneeRate                   float64
+	freshPrompts               bool
+	minSamples                 int
+	label                      string
+	saveTexts                  bool
 }
 
 // newBenchCmd registers `llm-prober bench` on app.
@@ -76,6 +80,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("output-tokens", "Output length in tokens (datasets: overrides theirs when > 0).").Default("128").IsSetByUser(&b.outTokSet).IntVar(&b.outTok)
 	c.Flag("range-ratio", "Synthetic lengths uniform in [n(1-r), n(1+r)].").Default("0").Float64Var(&b.rangeRatio)
 	c.Flag("prefix-tokens", "Tokens of a prefix shared by every synthetic prompt (exercises the prefix cache).").Default("0").IntVar(&b.prefixTok)
+	c.Flag("fresh-prompts", "Keep every run (every sweep point) out of the prefix cache: a new seed per point (--seed + k), a new cache_salt on vLLM, and POST /reset_prefix_cache before each run where the server offers it (vLLM with VLLM_SERVER_DEV_MODE=1). Off with --prefix-tokens, which asks for sharing.").Default("true").BoolVar(&b.freshPrompts)
 	c.Flag("seed", "Seed of prompts, lengths and arrivals: the same seed sends the same run.").Default("0").Int64Var(&b.seed)
 	c.Flag("ignore-eos", "Pin output lengths with ignore_eos and min_tokens (--no-ignore-eos for servers that reject them).").Default("true").BoolVar(&b.ignoreEOS)
 	c.Flag("continuous-usage", "Ask for per-chunk usage, stream_options.continuous_usage_stats (--no-continuous-usage for servers that reject it).").Default("true").BoolVar(&b.continuousUsage)
@@ -86,6 +91,8 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("goodput", "SLOs for goodput, vllm bench syntax in ms: \"ttft:500 tpot:50 e2el:3000\".").StringVar(&b.goodput)
 	c.Flag("percentiles", "Percentiles to report.").Default("50,90,95,99,99.9").StringVar(&b.percentiles)
 	c.Flag("output-json", "Write the aggregate and every request to this JSON file (vllm bench key names).").StringVar(&b.outputJSON)
+	c.Flag("label", "A name for the run, written as \"label\" in --output-json (vllm bench's --label).").StringVar(&b.label)
+	c.Flag("save-generated-texts", "Add vllm bench's generated_texts (every measured request's output) to --output-json.").BoolVar(&b.saveTexts)
 	c.Flag("fail-on", "Exit 3 if this holds, e.g. 'goodput<99' (needs --goodput), 'p99_ttft>500' (p99 in --percentiles), 'failed>0', any-failure (repeatable; keys checked before the run).").StringsVar(&b.failOn)
 	c.Flag("progress", "Progress output on stderr: auto (a bar on a terminal, else lines), bar, lines, off.").Default("auto").EnumVar(&b.progress, "auto", "bar", "lines", "off")
 	c.Flag("server-metrics", "Scrape the server's /metrics before, during and after the run (--no-server-metrics to skip).").Default("true").BoolVar(&b.serverMetrics)
@@ -95,12 +102,13 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("rates", "Sweep these rates (req/s, comma-separated) instead of the automatic ones.").StringVar(&b.rates)
 	c.Flag("sweep-steps", "Rates between the baseline and the maximum.").Default("6").IntVar(&b.sweepSteps)
 	c.Flag("sweep-refine", "Bisection steps between the last good and first bad rate.").Default("2").IntVar(&b.sweepRefine)
+	c.Flag("min-samples", "Fewest measured requests per open-loop sweep point (--num-prompts or --duration are raised to reach it; the synchronous baseline excepted): p99 needs about 1,000 to be stable (10 beyond it). 0: as --num-prompts or --duration say.").Default("1000").IntVar(&b.minSamples)
 	c.Flag("knee-goodput", "The knee is the highest rate with at least this % of requests meeting every SLO.").Default("99").Float64Var(&b.kneeGoodput)
 	c.Flag("curve", "Write the throughput-latency curve (SVG) of a sweep here.").StringVar(&b.curve)
 
 	c.Flag("daily-requests", "Capacity plan: requests per day to serve (or --peak-rps, not both).").Float64Var(&b.dailyRequests)
 	c.Flag("peak-rps", "Capacity plan: peak requests/s to serve (instead of --daily-requests; giving both is an error).").Float64Var(&b.peakRPS)
-	c.Flag("peak-to-average", "Capacity plan: peak rate over the daily average.").Default("2").Float64Var(&b.peakToAverage)
+	c.Flag("peak-to-average", "Capacity plan: peak rate over the daily average (1: peak = daily / 86,400, the seed's formula).").Default("1").Float64Var(&b.peakToAverage)
 	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.headroom)
 	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.gpusPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.kneeRate)

@@ -38,11 +38,13 @@ type benchEnv struct {
 	rates       []float64 // --rates
 	temperature *float64  // --temperature, if given
 	out, log    io.Writer
+	vllm        *bool // the target is vLLM (takes cache_salt); nil until checked
 }
 
 // benchResult is one run with its analysis.
 type benchResult struct {
 	run     *loadtest.Run
+	fresh   freshness // how its prompts were kept out of the prefix cache
 	report  *loadtest.Report
 	server  loadtest.ServerReport
 	verdict loadtest.Verdict
@@ -83,7 +85,9 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 	if err != nil {
 		return 1, err
 	}
+	fmt.Fprintf(log, "prompts: %s\n", res.fresh)
 	res.report.WriteText(out)
+	res.report.WriteUncertainty(out)
 	res.server.WriteText(out, res.verdict)
 	if b.outputJSON != "" {
 		fmt.Fprintf(log, "wrote %s\n", b.outputJSON)
@@ -121,12 +125,14 @@ func (env *benchEnv) options(rate float64, concurrency int) loadtest.Options {
 // execute runs once at rate (open loop) or concurrency (closed loop),
 // scraping the server around it.
 func (env *benchEnv) execute(ctx context.Context, rate float64, concurrency int, label string) (*benchResult, error) {
-	return env.executeWith(ctx, env.options(rate, concurrency), label, env.b.outputJSON, "")
+	o := env.options(rate, concurrency)
+	f := env.freshen(ctx, &o, 0)
+	return env.executeWith(ctx, o, label, env.b.outputJSON, "", f)
 }
 
 // executeWith runs o; with jsonPath, it writes the aggregate and every
 // request there (a sweep point's kind, if any, and bottleneck first).
-func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label, jsonPath, kind string) (*benchResult, error) {
+func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label, jsonPath, kind string, f freshness) (*benchResult, error) {
 	b := env.b
 	if mode := b.progress; mode != "off" {
 		pp := &loadtest.ProgressPrinter{W: env.log, Terminal: mode == "bar" || (mode == "auto" && isTerminal(os.Stderr)), Label: label}
@@ -139,6 +145,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 			return nil, err
 		}
 		defer jo.Close()
+		jo.GeneratedTexts = b.saveTexts
 		o.OnResult = jo.Add
 	}
 	var w *loadtest.Watcher
@@ -152,7 +159,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		}
 		return nil, err
 	}
-	res := &benchResult{run: run, report: loadtest.Summarize(run, env.slo, env.ps)}
+	res := &benchResult{run: run, fresh: f, report: loadtest.Summarize(run, env.slo, env.ps)}
 	if w != nil {
 		// After an interrupt the last scrape gets a second, not five: the
 		// user is waiting for the partial report.
@@ -175,7 +182,10 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		head = append(append(head, res.report.VLLMKeys()...),
 			loadtest.KV{Key: "model_id", Value: env.target.Model},
 			loadtest.KV{Key: "backend", Value: vllmBackend(b.api)},
+			loadtest.KV{Key: "endpoint_type", Value: vllmBackend(b.api)},
+			loadtest.KV{Key: "label", Value: nilIfEmpty(b.label)},
 			loadtest.KV{Key: "llm_prober_prompt_sizing", Value: env.sizing.Describe()},
+			loadtest.KV{Key: "llm_prober_prompts", Value: f},
 			loadtest.KV{Key: "llm_prober_server", Value: res.server},
 			loadtest.KV{Key: "llm_prober_verdict", Value: res.verdict})
 		if err := jo.Write(jsonPath, head); err != nil {
@@ -218,4 +228,12 @@ func vllmBackend(api string) string {
 		return "openai"
 	}
 	return "openai-chat"
+}
+
+// nilIfEmpty is s, or JSON null when empty (vllm bench's unset --label).
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/llm-prober/llm-prober/loadtest"
 )
@@ -31,9 +32,16 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		}
 		defer os.RemoveAll(jsonDir)
 	}
+	points := 0 // run so far: point k draws with seed --seed + k
+	var first freshness
 	cfg := loadtest.SweepConfig{Rates: env.rates, Steps: b.sweepSteps, Refine: b.sweepRefine, KneeGoodput: b.kneeGoodput,
 		Run: func(ctx context.Context, kind string, rate float64) (*loadtest.Point, error) {
 			o := env.options(rate, 0)
+			fresh := env.freshen(ctx, &o, points)
+			if points == 0 {
+				first = fresh
+			}
+			points++
 			label := fmt.Sprintf("%s %.2f req/s: ", kind, rate)
 			switch kind {
 			case loadtest.PointSync:
@@ -47,12 +55,15 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 				if o.Duration > 0 && o.MaxConcurrency == 0 {
 					o.Duration, o.NumPrompts = 0, max(b.numPrompts, 1)
 				}
+				sizeForP99(&o, b.minSamples)
+			default:
+				sizeForP99(&o, b.minSamples)
 			}
 			var path string
 			if jsonDir != "" {
 				path = filepath.Join(jsonDir, fmt.Sprintf("point-%d.json", len(pointJSON)))
 			}
-			res, err := env.executeWith(ctx, o, label, path, kind)
+			res, err := env.executeWith(ctx, o, label, path, kind, fresh)
 			if err != nil {
 				return nil, err
 			}
@@ -67,6 +78,9 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			return p, nil
 		}}
 	sw, err := loadtest.RunSweep(ctx, cfg)
+	if sw != nil {
+		sw.Prompts = first.sweepString()
+	}
 	if sw != nil && len(sw.Points) > 0 {
 		sw.WriteText(env.out)
 	}
@@ -98,7 +112,7 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		fmt.Fprintf(env.log, "wrote %s\n", b.outputJSON)
 	}
 	if sw.Knee != nil && (b.dailyRequests > 0 || b.peakRPS > 0) {
-		p, err := loadtest.NewPlan(sw.Knee.Rate, b.dailyRequests, b.peakRPS, b.peakToAverage, b.headroom, b.gpusPerReplica)
+		p, err := loadtest.NewPlan(sw.KneeRate(), b.dailyRequests, b.peakRPS, b.peakToAverage, b.headroom, b.gpusPerReplica)
 		if err != nil {
 			return 2, err
 		}
@@ -112,6 +126,19 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	return env.failOn(sw.Knee.Report), nil
+}
+
+// sizeForP99 raises an open-loop point's request count, or its duration
+// at its rate, to at least n measured requests: a p99 from 120 requests
+// moves by one bad request (0.8 %).
+func sizeForP99(o *loadtest.Options, n int) {
+	switch {
+	case n <= 0:
+	case o.NumPrompts > 0:
+		o.NumPrompts = max(o.NumPrompts, n)
+	case o.Duration > 0 && o.Rate > 0 && !math.IsInf(o.Rate, 1):
+		o.Duration = max(o.Duration, time.Duration(float64(n)/o.Rate*float64(time.Second)))
+	}
 }
 
 // planOnly prints a capacity plan from --knee-rate without running.
@@ -135,8 +162,15 @@ func writeSweepJSON(path string, sw *loadtest.Sweep, files map[*loadtest.Point]s
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
 	w.WriteString("{\n  \"knee_goodput_percent\": " + strconv.FormatFloat(sw.KneeGoodput, 'g', -1, 64))
+	pr, _ := json.Marshal(sw.Prompts)
+	fmt.Fprintf(w, ",\n  \"llm_prober_prompts\": %s", pr)
 	if sw.Knee != nil {
 		w.WriteString(",\n  \"knee_request_rate\": " + strconv.FormatFloat(sw.Knee.Rate, 'g', -1, 64))
+		w.WriteString(",\n  \"knee_achieved_request_rate\": " + strconv.FormatFloat(sw.KneeRate(), 'g', -1, 64))
+		if lo, hi, ok := sw.KneeCI(); ok {
+			fmt.Fprintf(w, ",\n  \"llm_prober_knee_request_rate_ci95\": [%s, %s]",
+				strconv.FormatFloat(lo, 'g', -1, 64), strconv.FormatFloat(hi, 'g', -1, 64))
+		}
 		k, _ := json.Marshal(sw.KneeSummary())
 		fmt.Fprintf(w, ",\n  \"knee\": %s", k)
 	}

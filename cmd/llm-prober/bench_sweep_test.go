@@ -3,11 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
 // The automatic sweep on the mock: a shortened synchronous baseline, a
@@ -18,7 +25,7 @@ func TestBenchCLIAutoSweep(t *testing.T) {
 	url := benchMock(t)
 	dir := t.TempDir()
 	code, stdout, log := benchCLI(t, "--url", url, "--sweep", "--sweep-steps", "2", "--sweep-refine", "0",
-		"--num-prompts", "20", "--input-tokens", "8", "--output-tokens", "4", "--goodput", "ttft:5000",
+		"--num-prompts", "20", "--min-samples", "0", "--input-tokens", "8", "--output-tokens", "4", "--goodput", "ttft:5000",
 		"--percentiles", "50,90", "--progress", "off", "--no-server-metrics",
 		"--curve", filepath.Join(dir, "c.svg"), "--output-json", filepath.Join(dir, "s.json"))
 	if code != 0 {
@@ -99,5 +106,196 @@ func TestBenchCLIAutoSweep(t *testing.T) {
 		if r, ok := reqs[0].(map[string]any); !ok || r["ttft"] == nil || r["success"] != true {
 			t.Errorf("point %d: request %v", i, reqs[0])
 		}
+	}
+}
+
+// A sweep against a server with a hashed prefix cache: every point gets
+// fresh prompts (a new seed), the cache is reset before each point and
+// the report says so, so no point is served from the cache the earlier
+// ones filled. With --prefix-tokens the workload asks for sharing: the
+// same prompts, no reset, and later points hit the cache.
+func TestBenchCLISweepFreshPrompts(t *testing.T) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 2 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}
+	o.PrefixCacheBlocks = 1 << 16
+	mock := mockvllm.New(o)
+	ts := httptest.NewServer(mock)
+	t.Cleanup(func() { mock.Close(); ts.Close() })
+	cached := func(extra ...string) ([]float64, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "s.json")
+		args := append([]string{"--url", ts.URL, "--rates", "100,200", "--num-prompts", "10", "--min-samples", "0", "--input-tokens", "64",
+			"--output-tokens", "2", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics", "--output-json", out}, extra...)
+		code, stdout, log := benchCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Prompts string `json:"llm_prober_prompts"`
+			Points  []struct {
+				Cached  float64        `json:"llm_prober_cached_prompt_tokens"`
+				Prompts map[string]any `json:"llm_prober_prompts"`
+			} `json:"points"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatal(err)
+		}
+		var c []float64
+		for _, p := range res.Points {
+			c = append(c, p.Cached)
+		}
+		if !strings.Contains(stdout, "Prompts: "+res.Prompts) {
+			t.Errorf("the table does not say which prompts were used (%q):\n%s", res.Prompts, stdout)
+		}
+		return c, res.Prompts
+	}
+	c, desc := cached()
+	if len(c) != 2 || c[0] != 0 || c[1] != 0 {
+		t.Errorf("cached prompt tokens per point %v, want none: fresh prompts", c)
+	}
+	if mock.PrefixCacheResets() != 2 || !strings.Contains(desc, "reset before each point") || !strings.Contains(desc, "cache_salt") {
+		t.Errorf("%d resets (want 2), prompts %q", mock.PrefixCacheResets(), desc)
+	}
+	c, desc = cached("--prefix-tokens", "32")
+	if len(c) != 2 || c[1] == 0 || mock.PrefixCacheResets() != 2 || !strings.Contains(desc, "the same prompts") {
+		t.Errorf("shared prefix: cached %v, %d resets, prompts %q", c, mock.PrefixCacheResets(), desc)
+	}
+}
+
+// Each open-loop point sizes itself to --min-samples measured requests
+// whatever --num-prompts says; the report gives each point's p99 interval
+// and the knee's, and warns where p99 rests on too few samples.
+func TestBenchCLISweepMinSamples(t *testing.T) {
+	url := benchMock(t)
+	out := filepath.Join(t.TempDir(), "s.json")
+	code, stdout, log := benchCLI(t, "--url", url, "--rates", "100,150", "--num-prompts", "10", "--min-samples", "40",
+		"--input-tokens", "8", "--output-tokens", "3", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics",
+		"--output-json", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+	}
+	for _, want := range []string{"p99 95% confidence intervals", "n=40", "Knee rate 95% CI: ",
+		"warning: 100.00 req/s offered: p99, p99.9 TTFT, TPOT, E2EL rest on 40 samples (p99 needs 100"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Points []struct {
+			N        int       `json:"num_prompts"`
+			CI       []float64 `json:"llm_prober_p99_ttft_ci95_ms"`
+			P99      float64   `json:"p99_ttft_ms"`
+			Warnings []string  `json:"llm_prober_sample_warnings"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range res.Points {
+		if p.N != 40 || len(p.CI) != 2 || p.CI[0] > p.P99 || p.CI[1] < p.CI[0] || len(p.Warnings) == 0 {
+			t.Errorf("point %d: %d requests (want 40), p99 %g, CI %v, warnings %v", i, p.N, p.P99, p.CI, p.Warnings)
+		}
+	}
+}
+
+// Single runs with the same seed against a prefix cache: with
+// --no-fresh-prompts the second is served from the cache the first
+// filled; by default each run gets a new cache_salt and a reset first, so
+// none is.
+func TestBenchCLIRunFreshPrompts(t *testing.T) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 2 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}
+	o.PrefixCacheBlocks = 1 << 16
+	mock := mockvllm.New(o)
+	ts := httptest.NewServer(mock)
+	t.Cleanup(func() { mock.Close(); ts.Close() })
+	cached := func(extra ...string) float64 {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "r.json")
+		args := append([]string{"--url", ts.URL, "--request-rate", "200", "--num-prompts", "8", "--input-tokens", "64",
+			"--output-tokens", "2", "--progress", "off", "--no-server-metrics", "--output-json", out}, extra...)
+		if code, stdout, log := benchCLI(t, args...); code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Cached float64 `json:"llm_prober_cached_prompt_tokens"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Cached
+	}
+	cached("--no-fresh-prompts")
+	if c := cached("--no-fresh-prompts"); c == 0 {
+		t.Error("--no-fresh-prompts: no cache hits on the same prompts")
+	}
+	if c := cached(); c != 0 {
+		t.Errorf("a run after them: %g cached prompt tokens, want 0", c)
+	}
+	if c := cached(); c != 0 {
+		t.Errorf("the next run: %g cached prompt tokens, want 0", c)
+	}
+}
+
+// A vLLM server without the reset endpoint (no VLLM_SERVER_DEV_MODE),
+// known as vLLM by its metrics: each run's requests carry a new
+// cache_salt, which alone keeps the second run out of the first's cache.
+func TestBenchCLICacheSaltWithoutReset(t *testing.T) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 2 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}
+	o.PrefixCacheBlocks = 1 << 16
+	mock := mockvllm.New(o)
+	var salted atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/reset_prefix_cache":
+			http.NotFound(w, r)
+			return
+		case r.URL.Path == "/v1/chat/completions":
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"cache_salt":"llm-prober-bench-`)) {
+				salted.Add(1)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		mock.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { mock.Close(); ts.Close() })
+	run := func() (float64, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "r.json")
+		code, stdout, log := benchCLI(t, "--url", ts.URL, "--request-rate", "200", "--num-prompts", "8", "--input-tokens", "64",
+			"--output-tokens", "2", "--progress", "off", "--metrics-interval", "50ms", "--output-json", out)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Cached float64 `json:"llm_prober_cached_prompt_tokens"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Cached, log
+	}
+	run()
+	c, log := run()
+	if c != 0 || salted.Load() != 16 || !strings.Contains(log, "a new cache_salt, no prefix-cache reset") {
+		t.Errorf("second run: %g cached tokens (want 0), %d of 16 requests salted\n%s", c, salted.Load(), log)
 	}
 }

@@ -101,6 +101,8 @@ func (env *benchEnv) parseSweep() error {
 		return errors.New("--sweep-steps must be at least 1")
 	case b.sweepRefine < 0:
 		return errors.New("--sweep-refine cannot be negative")
+	case b.minSamples < 0:
+		return errors.New("--min-samples cannot be negative")
 	case !(b.kneeGoodput > 0 && b.kneeGoodput <= 100):
 		return fmt.Errorf("--knee-goodput %g is not a percentage in (0, 100]", b.kneeGoodput)
 	}

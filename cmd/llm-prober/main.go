@@ -42,7 +42,7 @@ func run(args []string) int {
 	serve.GetFlag("web.listen-address").IsSetByUser(&f.listenSet)
 
 	var m mockFlags
-	mock := app.Command("mock-vllm", "Run only the mock vLLM server (for trying the prober, demos and tests).")
+	mock := app.Command("mock-vllm", mockHelp)
 	m.register(mock)
 	bench := newBenchCmd(app)
 

@@ -16,6 +16,27 @@ import (
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
+// mockHelp is the mock's command help: every timing term is a flag, so
+// anyone can compute what a benchmark should measure and check it against
+// GET /trace.
+const mockHelp = `Run only the mock vLLM server (for trying the prober, demos and tests).
+
+Timing model (every term a flag; jitters are uniform, ± around the mean):
+  queue time   a request waits, first in first out, while --max-running requests run
+               (and while the KV cache lacks blocks for it);
+  TTFT         queue time + --ttft (± --ttft-jitter) + --prefill-per-token × the prompt
+               tokens not served from the prefix cache;
+  decode step  --itl (± --itl-jitter) + --batch-slowdown × (running requests − 1), or, with
+               --per-sequence > 0, --itl + --per-sequence × running requests (saturates);
+               each step writes --tokens-per-chunk tokens (the first step one);
+  preemption   a running request holds ceil((prompt + generated) / --block-size) of
+               --kv-blocks; when they run out the newest is preempted and pays its
+               prefill again.
+Prefix cache: --prefix-cache-blocks > 0 hashes prompts as vLLM does (cache_salt honoured;
+POST /reset_prefix_cache empties it), else --prefix-cache-hit-rate of every prompt is
+cached. GET /trace?id=X-Request-Id gives a finished request's true write times (Unix ns),
+queue time, TTFT and inter-token gaps, to check a benchmark against.`
+
 type mockFlags struct {
 	listen          string
 	opts            mockvllm.Options
@@ -38,12 +59,17 @@ func (m *mockFlags) register(cmd *kingpin.CmdClause) {
 	cmd.Flag("ttft-jitter", "Uniform jitter around --ttft.").Default(d.TTFT.Jitter.String()).DurationVar(&m.ttftJitter)
 	cmd.Flag("itl", "Mean gap between decode steps.").Default(d.ITL.Mean.String()).DurationVar(&m.itl)
 	cmd.Flag("itl-jitter", "Uniform jitter around --itl.").Default(d.ITL.Jitter.String()).DurationVar(&m.itlJitter)
-	cmd.Flag("per-sequence", "Decode step time added per running request (step = --itl + this × running): throughput saturates past a knee.").Default(d.PerSequence.String()).DurationVar(&m.opts.PerSequence)
+	cmd.Flag("batch-slowdown", "Decode step time added per other running request (step = --itl + this × (running − 1)); ignored with --per-sequence.").Default(d.BatchSlowdown.String()).DurationVar(&m.opts.BatchSlowdown)
+	cmd.Flag("per-sequence", "Decode step time per running request, this one included (step = --itl + this × running, replacing --batch-slowdown): throughput saturates past a knee.").Default(d.PerSequence.String()).DurationVar(&m.opts.PerSequence)
+	cmd.Flag("prefill-per-token", "Prefill time per prompt token not served from the prefix cache, added to --ttft.").Default(d.PrefillPerToken.String()).DurationVar(&m.opts.PrefillPerToken)
 	cmd.Flag("tokens-per-chunk", "Tokens per decode step.").Default(strconv.Itoa(d.TokensPerChunk)).IntVar(&m.opts.TokensPerChunk)
 	cmd.Flag("max-running", "Running-request limit (vLLM max_num_seqs); the rest wait.").Default(strconv.Itoa(d.MaxRunning)).IntVar(&m.opts.MaxRunning)
 	cmd.Flag("kv-blocks", "KV-cache budget in blocks; exhausting it preempts requests.").Default(strconv.Itoa(d.KVBlocks)).IntVar(&m.opts.KVBlocks)
 	cmd.Flag("block-size", "Tokens per KV block.").Default(strconv.Itoa(d.BlockSize)).IntVar(&m.opts.BlockSize)
-	cmd.Flag("prefix-cache-hit-rate", "Fraction of prompt tokens served from the prefix cache.").Default(fmt.Sprint(d.PrefixCacheHitRate)).Float64Var(&m.opts.PrefixCacheHitRate)
+	cmd.Flag("prefix-cache-hit-rate", "Fraction of every prompt served from the prefix cache (ignored with --prefix-cache-blocks).").Default(fmt.Sprint(d.PrefixCacheHitRate)).Float64Var(&m.opts.PrefixCacheHitRate)
+	cmd.Flag("prefix-cache-blocks", "Simulate vLLM's prefix cache of this many blocks instead of --prefix-cache-hit-rate: prompts hashed in --block-size blocks (salted by cache_salt), the longest cached run of leading blocks served, LRU eviction; POST /reset_prefix_cache empties it.").Default(strconv.Itoa(d.PrefixCacheBlocks)).IntVar(&m.opts.PrefixCacheBlocks)
+	cmd.Flag("trace-capacity", "Finished requests whose traces GET /trace keeps.").Default(strconv.Itoa(d.TraceCapacity)).IntVar(&m.opts.TraceCapacity)
+	cmd.Flag("seed", "Seed of the jitter, faults and speculative acceptance.").Default(strconv.FormatInt(d.Seed, 10)).Int64Var(&m.opts.Seed)
 	cmd.Flag("spec-tokens", "Speculative tokens per step (0 disables speculative decoding).").Default("0").IntVar(&m.specTokens)
 	cmd.Flag("spec-acceptance", "Per-position draft acceptance probability.").Default("0.7").Float64Var(&m.specAcceptance)
 	cmd.Flag("faults", "Per-request fault probabilities, e.g. rate_limit=0.02,stream_error=0.01.").Default("").StringVar(&m.faults)
@@ -51,7 +77,8 @@ func (m *mockFlags) register(cmd *kingpin.CmdClause) {
 	cmd.Flag("finish-on-last-chunk", "Put finish_reason on the last content chunk.").BoolVar(&m.finishOnLastChk)
 }
 
-func (m *mockFlags) run() int {
+// options are the server's settings from the flags.
+func (m *mockFlags) options() (mockvllm.Options, error) {
 	o := m.opts
 	o.TTFT = mockvllm.Dist{Mean: m.ttft, Jitter: m.ttftJitter}
 	o.ITL = mockvllm.Dist{Mean: m.itl, Jitter: m.itlJitter}
@@ -59,12 +86,23 @@ func (m *mockFlags) run() int {
 	if m.specTokens > 0 {
 		o.SpecDecode = &mockvllm.SpecOptions{NumSpeculativeTokens: m.specTokens, AcceptanceRate: m.specAcceptance}
 	}
+	if o.BatchSlowdown < 0 || o.PerSequence < 0 || o.PrefillPerToken < 0 || o.PrefixCacheBlocks < 0 {
+		return o, fmt.Errorf("--batch-slowdown, --per-sequence, --prefill-per-token and --prefix-cache-blocks cannot be negative")
+	}
 	faults, err := parseFaultRates(m.faults)
+	if err != nil {
+		return o, err
+	}
+	o.Faults = faults
+	return o, nil
+}
+
+func (m *mockFlags) run() int {
+	o, err := m.options()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "llm-prober mock-vllm:", err)
 		return 2
 	}
-	o.Faults = faults
 	mock := mockvllm.New(o)
 	defer mock.Close()
 	srv := &http.Server{Addr: m.listen, Handler: mock, ReadHeaderTimeout: 10 * time.Second}

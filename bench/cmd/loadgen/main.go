@@ -140,7 +140,7 @@ func runLoadtest(o opts, url string) *result {
 		os.Exit(1)
 	}
 	rep := loadtest.Summarize(run, loadtest.SLO{}, nil)
-	r := &result{ok: rep.Completed, failed: rep.Failed, tokens: rep.TotalOutput, peak: rep.PeakConcurrency, dur: rep.Duration}
+	r := &result{ok: rep.Completed, failed: rep.Failed, tokens: rep.TotalOutput, peak: rep.PeakInFlight, dur: rep.Duration}
 	if !lo.ClosedLoop() {
 		for i := range run.Records {
 			r.lag = append(r.lag, run.Records[i].Lag())
