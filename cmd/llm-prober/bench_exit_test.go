@@ -178,7 +178,7 @@ func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "s.json")
 	app := kingpin.New("llm-prober", "")
 	b := newBenchCmd(app)
-	if _, err := app.Parse([]string{"bench", "--url", url, "--rates", "200,400", "--num-prompts", "4", "--input-tokens", "8",
+	if _, err := app.Parse([]string{"bench", "--url", url, "--rates", "200,400", "--num-prompts", "4", "--min-samples", "4", "--input-tokens", "8",
 		"--output-tokens", "2", "--goodput", "ttft:1000", "--progress", "off", "--no-server-metrics", "--output-json", out}); err != nil {
 		t.Fatal(err)
 	}
