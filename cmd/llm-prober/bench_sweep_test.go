@@ -259,11 +259,11 @@ func TestBenchCLICacheSaltWithoutReset(t *testing.T) {
 	mock := mockvllm.New(o)
 	var salted atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == "/reset_prefix_cache":
+		switch r.URL.Path {
+		case "/reset_prefix_cache":
 			http.NotFound(w, r)
 			return
-		case r.URL.Path == "/v1/chat/completions":
+		case "/v1/chat/completions":
 			body, _ := io.ReadAll(r.Body)
 			if bytes.Contains(body, []byte(`"cache_salt":"llm-prober-bench-`)) {
 				salted.Add(1)
