@@ -9,7 +9,8 @@ import (
 // benchFlags are the flags of `llm-prober bench`; names follow vllm bench
 // serve where it has one.
 type benchFlags struct {
-	cmd *kingpin.CmdClause
+	cmd, runCmd *kingpin.CmdClause
+	compare     *compareFlags
 
 	url, model, api, configFile, target, apiKeyFile string
 
@@ -98,5 +99,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.headroom)
 	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.gpusPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.kneeRate)
+	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
+	b.compare = newBenchCompareCmd(c, b)
 	return b
 }

@@ -1,0 +1,299 @@
+package loadtest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// compareMetric is one row of `bench compare`.
+type compareMetric struct {
+	key, unit   string
+	higherWorse bool
+}
+
+// compareFamilies are the latency metrics compared, with the statistics
+// shown of each.
+var (
+	compareFamilies = []string{"ttft", "tpot", "itl", "e2el"}
+	compareStats    = []string{"mean", "p50", "p90", "p99"}
+)
+
+// compareMetrics lists every row in order: latencies, then throughput,
+// goodput and the failure share.
+func compareMetrics() []compareMetric {
+	var out []compareMetric
+	for _, f := range compareFamilies {
+		for _, s := range compareStats {
+			out = append(out, compareMetric{s + "_" + f + "_ms", "ms", true})
+		}
+	}
+	return append(out,
+		compareMetric{"output_throughput", "tok/s", false},
+		compareMetric{"request_throughput", "req/s", false},
+		compareMetric{"goodput", "%", false},
+		compareMetric{"failed_percent", "%", true})
+}
+
+// CompareKeys are the metric keys --max-regression accepts.
+func CompareKeys() []string {
+	var out []string
+	for _, m := range compareMetrics() {
+		out = append(out, m.key)
+	}
+	return out
+}
+
+// Threshold is one --max-regression entry: how much worse a metric may
+// get, relative (percent of the base) or absolute (the metric's unit;
+// percentage points for goodput and failed_percent).
+type Threshold struct {
+	Key      string  `json:"key"`
+	Value    float64 `json:"value"`
+	Relative bool    `json:"relative"`
+}
+
+func (t Threshold) String() string {
+	s := strconv.FormatFloat(t.Value, 'g', -1, 64)
+	if t.Relative {
+		return s + "%"
+	}
+	return s
+}
+
+// ParseThresholds reads --max-regression: comma-separated key:threshold,
+// e.g. "p99_ttft_ms:10%,goodput:1"; the _ms suffix may be left out.
+func ParseThresholds(s string) ([]Threshold, error) {
+	var out []Threshold
+	keys := CompareKeys()
+	for _, kv := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		k, v, ok := strings.Cut(kv, ":")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if !ok {
+			return nil, fmt.Errorf("--max-regression %q: want key:threshold, e.g. p99_ttft_ms:10%% or goodput:1", kv)
+		}
+		if !slices.Contains(keys, k) && slices.Contains(keys, k+"_ms") {
+			k += "_ms"
+		}
+		if !slices.Contains(keys, k) {
+			return nil, fmt.Errorf("--max-regression %q: unknown key %q; valid keys: %s", kv, k, strings.Join(keys, ", "))
+		}
+		t := Threshold{Key: k}
+		v = strings.TrimSpace(v)
+		v, t.Relative = strings.CutSuffix(v, "%")
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, fmt.Errorf("--max-regression %q: %q is not a number ≥ 0 (add %% for relative)", kv, v)
+		}
+		t.Value = f
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// CompareRow is one metric of two runs. Pointers are nil where a value
+// does not exist (a percentile the run did not report, no SLO set).
+type CompareRow struct {
+	Key          string   `json:"key"`
+	Unit         string   `json:"unit"`
+	Base         *float64 `json:"base"`
+	New          *float64 `json:"new"`
+	Delta        *float64 `json:"delta"`
+	DeltaPercent *float64 `json:"delta_percent"`
+	// Test is mann-whitney, bootstrap, two-proportion, or none (one
+	// number per run: nothing to test it against).
+	Test   string   `json:"test"`
+	PValue *float64 `json:"p_value"`
+	// CILow, CIHigh bound the bootstrap's difference (new − base) at
+	// the comparison's confidence.
+	CILow       *float64 `json:"ci_low,omitempty"`
+	CIHigh      *float64 `json:"ci_high,omitempty"`
+	Significant bool     `json:"significant"`
+	Worse       bool     `json:"worse"`
+	Threshold   string   `json:"threshold,omitempty"`
+	// Regression: worse beyond the threshold and significant (a metric
+	// without a test: beyond the threshold).
+	Regression  bool `json:"regression"`
+	higherWorse bool
+}
+
+// Comparison is `bench compare`'s result.
+type Comparison struct {
+	Base          string       `json:"base"`
+	New           string       `json:"new"`
+	Alpha         float64      `json:"alpha"`
+	WorkloadDiffs []string     `json:"workload_differences,omitempty"`
+	Forced        bool         `json:"forced,omitempty"`
+	BaseRequests  int          `json:"base_requests"`
+	NewRequests   int          `json:"new_requests"`
+	Rows          []CompareRow `json:"metrics"`
+	Regressions   []string     `json:"regressions"`
+}
+
+// Compare compares new against base at significance level alpha and
+// checks the thresholds (keys from ParseThresholds).
+func Compare(base, nw *RunFile, alpha float64, ts []Threshold) *Comparison {
+	c := &Comparison{Base: base.Path, New: nw.Path, Alpha: alpha, WorkloadDiffs: WorkloadDiffs(base, nw),
+		BaseRequests: base.Measured, NewRequests: nw.Measured, Regressions: []string{}}
+	ms := compareMetrics()
+	c.Rows = make([]CompareRow, 0, len(ms)) // rows points into it: no reallocation
+	rows := map[string]*CompareRow{}
+	for _, m := range ms {
+		c.Rows = append(c.Rows, CompareRow{Key: m.key, Unit: m.unit, Test: "none", higherWorse: m.higherWorse})
+		rows[m.key] = &c.Rows[len(c.Rows)-1]
+	}
+	samples := func(rf *RunFile, f string) []float64 {
+		switch f {
+		case "ttft":
+			return rf.TTFT
+		case "tpot":
+			return rf.TPOT
+		case "e2el":
+			return rf.E2EL
+		}
+		return rf.ITLMean
+	}
+	ps := []float64{50, 90, 99}
+	for _, f := range compareFamilies {
+		a, b := sortedCopy(samples(base, f)), sortedCopy(samples(nw, f))
+		_, p := MannWhitney(a, b)
+		var boot []QuantileDiff
+		if f != "itl" {
+			boot = BootstrapQuantileDiffs(a, b, ps, alpha)
+		}
+		bv, nv := exactStats(a, ps), exactStats(b, ps)
+		for _, s := range compareStats {
+			r := rows[s+"_"+f+"_ms"]
+			switch {
+			case f == "itl": // the run's ITL is over every gap: its aggregate keys
+				r.set(base.Float(r.Key), nw.Float(r.Key))
+			case s == "mean":
+				r.set(bv.Mean, nv.Mean)
+			default:
+				q, _ := strconv.ParseFloat(s[1:], 64)
+				r.set(bv.Value(q), nv.Value(q))
+			}
+			if len(a) == 0 || len(b) == 0 {
+				continue
+			}
+			if s == "mean" || s == "p50" || boot == nil {
+				r.Test, r.PValue = "mann-whitney", num(p)
+				continue
+			}
+			q := boot[slices.Index(ps, must(strconv.ParseFloat(s[1:], 64)))]
+			r.Test, r.PValue, r.CILow, r.CIHigh = "bootstrap", num(q.PValue), num(q.Lo), num(q.Hi)
+		}
+	}
+	rows["output_throughput"].set(base.Float("output_throughput"), nw.Float("output_throughput"))
+	rows["request_throughput"].set(base.Float("request_throughput"), nw.Float("request_throughput"))
+	if base.SLO.Set() && nw.SLO.Set() {
+		r := rows["goodput"]
+		r.set(pct(base.Good, base.Measured), pct(nw.Good, nw.Measured))
+		_, p := TwoProportion(base.Good, base.Measured, nw.Good, nw.Measured)
+		r.Test, r.PValue = "two-proportion", num(p)
+	}
+	r := rows["failed_percent"]
+	r.set(pct(base.Failed, base.Measured), pct(nw.Failed, nw.Measured))
+	_, p := TwoProportion(base.Failed, base.Measured, nw.Failed, nw.Measured)
+	r.Test, r.PValue = "two-proportion", num(p)
+	for i := range c.Rows {
+		c.Rows[i].judge(alpha)
+	}
+	for _, t := range ts {
+		r := rows[t.Key]
+		r.Threshold = t.String()
+		if r.Regression = r.beyond(t) && (r.Significant || r.Test == "none"); r.Regression {
+			c.Regressions = append(c.Regressions, fmt.Sprintf("%s: %s → %s (%s, limit %s)", r.Key,
+				fmtNum(r.Base), fmtNum(r.New), r.deltaText(), t))
+		}
+	}
+	return c
+}
+
+func must(f float64, _ error) float64 { return f }
+
+func sortedCopy(x []float64) []float64 {
+	y := slices.Clone(x)
+	slices.Sort(y)
+	return y
+}
+
+func pct(k, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(k) / float64(n)
+}
+
+// num is f as an optional JSON number (NaN and ±Inf have none).
+func num(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+func (r *CompareRow) set(base, nw float64) {
+	r.Base, r.New = num(base), num(nw)
+	if r.Base != nil && r.New != nil {
+		r.Delta = num(nw - base)
+		if base != 0 {
+			r.DeltaPercent = num(100 * (nw - base) / math.Abs(base))
+		}
+	}
+}
+
+// judge sets Worse and Significant.
+func (r *CompareRow) judge(alpha float64) {
+	if r.Delta == nil {
+		return
+	}
+	r.Worse = (*r.Delta > 0) == r.higherWorse && *r.Delta != 0
+	switch {
+	case r.CILow != nil: // the interval at 1 − alpha leaves out 0
+		r.Significant = *r.CILow > 0 || *r.CIHigh < 0
+	case r.PValue != nil:
+		r.Significant = *r.PValue < alpha
+	}
+}
+
+// beyond reports whether r got worse by more than t allows.
+func (r *CompareRow) beyond(t Threshold) bool {
+	if !r.Worse {
+		return false
+	}
+	if t.Relative {
+		return r.DeltaPercent != nil && math.Abs(*r.DeltaPercent) > t.Value
+	}
+	return math.Abs(*r.Delta) > t.Value
+}
+
+func (r *CompareRow) deltaText() string {
+	if r.Delta == nil {
+		return "n/a"
+	}
+	s := fmt.Sprintf("%+.4g %s", *r.Delta, r.Unit)
+	if r.DeltaPercent != nil {
+		s += fmt.Sprintf(", %+.1f%%", *r.DeltaPercent)
+	}
+	return s
+}
+
+func fmtNum(f *float64) string {
+	if f == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(*f, 'f', 2, 64)
+}
+
+// Row returns the row of key (from CompareKeys).
+func (c *Comparison) Row(key string) *CompareRow {
+	for i := range c.Rows {
+		if c.Rows[i].Key == key {
+			return &c.Rows[i]
+		}
+	}
+	return &CompareRow{Key: key}
+}
