@@ -274,7 +274,11 @@ func (r *CompareRow) deltaText() string {
 	if r.Delta == nil {
 		return "n/a"
 	}
-	s := fmt.Sprintf("%+.4g %s", *r.Delta, r.Unit)
+	unit := r.Unit
+	if unit == "%" {
+		unit = "pp" // percentage points: the relative change follows
+	}
+	s := fmt.Sprintf("%+.4g %s", *r.Delta, unit)
 	if r.DeltaPercent != nil {
 		s += fmt.Sprintf(", %+.1f%%", *r.DeltaPercent)
 	}

@@ -219,10 +219,11 @@ func WorkloadDiffs(a, b *RunFile) []string {
 	var out []string
 	for _, k := range workloadKeys {
 		va, vb := a.String(k), b.String(k)
+		same := va == vb
 		if k == "llm_prober_workload" {
-			va, vb = seedSuffix.ReplaceAllString(va, ""), seedSuffix.ReplaceAllString(vb, "")
+			same = seedSuffix.ReplaceAllString(va, "") == seedSuffix.ReplaceAllString(vb, "")
 		}
-		if va != vb {
+		if !same {
 			out = append(out, fmt.Sprintf("%s: %s vs %s", k, quoteEmpty(va), quoteEmpty(vb)))
 		}
 	}

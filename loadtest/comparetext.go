@@ -16,7 +16,7 @@ func (c *Comparison) WriteText(w io.Writer) {
 			fmt.Fprintln(w, "  "+d)
 		}
 	}
-	fmt.Fprintf(w, "%-26s %12s %12s %12s %8s  %-14s %8s  %s\n", "Metric", "Base", "New", "Delta", "Delta%", "Test", "p", "")
+	fmt.Fprintf(w, "%-26s %12s %12s %12s %8s  %-14s %8s\n", "Metric", "Base", "New", "Delta", "Delta%", "Test", "p")
 	for i := range c.Rows {
 		r := &c.Rows[i]
 		dp := "n/a"
@@ -48,8 +48,9 @@ func (c *Comparison) WriteText(w io.Writer) {
 			}
 			notes = append(notes, verdict+" "+r.Threshold)
 		}
-		fmt.Fprintf(w, "%-26s %12s %12s %12s %8s  %-14s %8s  %s\n", r.Key+" ("+r.Unit+")", fmtNum(r.Base), fmtNum(r.New),
+		line := fmt.Sprintf("%-26s %12s %12s %12s %8s  %-14s %8s  %s", r.Key+" ("+r.Unit+")", fmtNum(r.Base), fmtNum(r.New),
 			d, dp, r.Test, p, strings.Join(notes, "; "))
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 	fmt.Fprintf(w, "Tests: Mann–Whitney U on the requests (ITL: each request's mean gap), bootstrap of the percentile "+
 		"difference, two-proportion z; two-sided, significant at p < %g. Throughputs are one number per run: no test.\n", c.Alpha)

@@ -86,7 +86,7 @@ type QuantileDiff struct {
 	Diff   float64 // on the samples themselves
 	Lo, Hi float64 // the (1 − alpha) percentile interval of the resampled differences
 	// PValue is twice the share of resampled differences on the far side
-	// of 0 (at most 1): small when the interval is far from 0.
+	// of 0, within [1/resamples, 1]: small when the interval is far from 0.
 	PValue float64
 }
 
@@ -138,7 +138,8 @@ func BootstrapQuantileDiffs(a, b []float64, ps []float64, alpha float64) []Quant
 				above++
 			}
 		}
-		out[i].PValue = math.Min(1, 2*float64(min(below, above))/float64(len(d)))
+		// At least 1/resamples: the resolution of this many resamples.
+		out[i].PValue = math.Min(1, float64(max(2*min(below, above), 1))/float64(len(d)))
 	}
 	return out
 }
