@@ -32,6 +32,7 @@ type benchFlags struct {
 	ignoreEOS, continuousUsage bool
 	temperature                string
 	outputJSON, progress       string
+	outputCSV                  string
 	failOn                     []string
 	serverMetrics              bool
 	metricsInterval            time.Duration
@@ -81,6 +82,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("goodput", "SLOs for goodput, vllm bench syntax in ms: \"ttft:500 tpot:50 e2el:3000\".").StringVar(&b.goodput)
 	c.Flag("percentiles", "Percentiles to report.").Default("50,90,95,99,99.9").StringVar(&b.percentiles)
 	c.Flag("output-json", "Write the aggregate and every request to this JSON file (vllm bench key names).").StringVar(&b.outputJSON)
+	c.Flag("output-csv", "Write every request to this CSV file, one row each as it finishes (a sweep's points in one file, with point and rate columns).").StringVar(&b.outputCSV)
 	c.Flag("fail-on", "Exit 3 if this holds, e.g. 'goodput<99' (needs --goodput), 'p99_ttft>500' (p99 in --percentiles), 'failed>0', any-failure (repeatable; keys checked before the run).").StringsVar(&b.failOn)
 	c.Flag("progress", "Progress output on stderr: auto (a bar on a terminal, else lines), bar, lines, off.").Default("auto").EnumVar(&b.progress, "auto", "bar", "lines", "off")
 	c.Flag("server-metrics", "Scrape the server's /metrics before, during and after the run (--no-server-metrics to skip).").Default("true").BoolVar(&b.serverMetrics)

@@ -33,6 +33,7 @@ type benchEnv struct {
 	rates       []float64 // --rates
 	temperature *float64  // --temperature, if given
 	out, log    io.Writer
+	csv         *loadtest.CSVOut // --output-csv
 }
 
 // benchResult is one run with its analysis.
@@ -71,6 +72,10 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 		return 1, err
 	}
 	fmt.Fprintf(log, "target %s, model %s, %s; %s\n", env.target.RedactedURL(), env.target.Model, env.workload.Describe(), env.sizing.Describe())
+	if err := env.openCSV(); err != nil {
+		return 1, err
+	}
+	defer env.closeCSV()
 	if b.sweep || b.rates != "" {
 		return env.sweep(ctx)
 	}
@@ -130,11 +135,15 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		defer jo.Close()
 		o.OnResult = jo.Add
 	}
+	env.withCSV(&o, kind)
 	var w *loadtest.Watcher
 	if b.serverMetrics {
 		w = loadtest.Watch(ctx, env.client, env.target, b.metricsInterval)
 	}
 	run, err := loadtest.Execute(ctx, o)
+	if err == nil {
+		err = env.flushCSV()
+	}
 	if err != nil {
 		if w != nil {
 			w.Stop(context.Background())
