@@ -90,20 +90,25 @@ type QuantileDiff struct {
 	PValue float64
 }
 
-// bootstrapResamples bounds the work of one bootstrap (resamples times
-// sample size); at least minResamples are drawn however large the runs.
+// Bootstrap sizes: exact resamples (counting draws, O(n) each) while
+// resamples × sample size stays under bootstrapWork; past it, the ranks'
+// normal approximation (O(1) each), which needs rankTail requests on
+// either side of every order statistic read.
 const (
-	bootstrapWork = 200_000_000
+	bootstrapWork = 40_000_000
 	maxResamples  = 2000
 	minResamples  = 200
+	rankTail      = 50
 )
 
 // BootstrapQuantileDiffs resamples a and b (sorted ascending) with
 // replacement and returns, per percentile, the interval of the
 // difference of the resampled quantiles (numpy's linear method, as the
 // report's). A resample's order statistics are read from counts of drawn
-// indices into the sorted sample, so a resample costs O(n), not a sort.
-// The seed is fixed: the same files compare the same way every time.
+// indices into the sorted sample, so a resample costs O(n), not a sort;
+// for large runs the rank of a resampled order statistic is drawn from
+// its normal approximation instead (quantilesByRank). The seed is fixed:
+// the same files compare the same way every time.
 func BootstrapQuantileDiffs(a, b []float64, ps []float64, alpha float64) []QuantileDiff {
 	out := make([]QuantileDiff, len(ps))
 	for i, p := range ps {
@@ -112,14 +117,36 @@ func BootstrapQuantileDiffs(a, b []float64, ps []float64, alpha float64) []Quant
 	if len(a) == 0 || len(b) == 0 {
 		return out
 	}
-	nres := min(maxResamples, max(minResamples, bootstrapWork/(len(a)+len(b))))
+	work := len(a) + len(b)
+	byRank := work*maxResamples/4 > bootstrapWork && ranksNormal(len(a), ps) && ranksNormal(len(b), ps)
+	nres := maxResamples
+	if !byRank {
+		nres = min(maxResamples, max(minResamples, bootstrapWork/work))
+	}
+	bootstrapDiffs(a, b, ps, alpha, nres, byRank, out)
+	return out
+}
+
+// bootstrapDiffs fills out's intervals and p-values from nres resamples,
+// exact or by rank.
+func bootstrapDiffs(a, b []float64, ps []float64, alpha float64, nres int, byRank bool, out []QuantileDiff) {
 	rng := rand.New(rand.NewPCG(24, 1))
+	var ca, cb []int32
+	if !byRank {
+		ca, cb = make([]int32, len(a)), make([]int32, len(b))
+	}
+	resample := func(x []float64, counts []int32, q []float64) {
+		if byRank {
+			quantilesByRank(rng, x, ps, q)
+		} else {
+			resampleQuantiles(rng, x, counts, ps, q)
+		}
+	}
 	diffs := make([][]float64, len(ps))
-	ca, cb := make([]int32, len(a)), make([]int32, len(b))
 	qa, qb := make([]float64, len(ps)), make([]float64, len(ps))
 	for range nres {
-		resampleQuantiles(rng, a, ca, ps, qa)
-		resampleQuantiles(rng, b, cb, ps, qb)
+		resample(a, ca, qa)
+		resample(b, cb, qb)
 		for i := range ps {
 			diffs[i] = append(diffs[i], qb[i]-qa[i])
 		}
@@ -141,7 +168,6 @@ func BootstrapQuantileDiffs(a, b []float64, ps []float64, alpha float64) []Quant
 		// At least 1/resamples: the resolution of this many resamples.
 		out[i].PValue = math.Min(1, float64(max(2*min(below, above), 1))/float64(len(d)))
 	}
-	return out
 }
 
 // resampleQuantiles draws len(x) indices into sorted x with replacement
@@ -152,24 +178,74 @@ func resampleQuantiles(rng *rand.Rand, x []float64, counts []int32, ps []float64
 	for range n {
 		counts[rng.IntN(n)]++
 	}
-	// orderStat returns the k-th smallest (0-based) of the resample.
-	orderStat := func(k int) float64 {
-		cum := 0
-		for i, c := range counts {
-			cum += int(c)
-			if cum > k {
-				return x[i]
-			}
-		}
-		return x[n-1]
+	quantilesFromCounts(x, counts, ps, q)
+}
+
+// quantilesFromCounts writes to q the percentiles ps of the sample that
+// holds counts[i] copies of x[i] (x sorted, the counts summing to len(x)).
+func quantilesFromCounts(x []float64, counts []int32, ps []float64, q []float64) {
+	n := len(x)
+	// The order statistics each percentile needs (numpy's linear
+	// method), read in one pass over the counts.
+	type need struct {
+		k    int // 0-based rank in the resample
+		v    float64
+		frac float64
 	}
-	for i, p := range ps {
+	needs := make([]need, 0, 2*len(ps))
+	for _, p := range ps {
 		pos := float64(n-1) * p / 100
 		lo := int(math.Floor(pos))
-		v := orderStat(lo)
-		if lo < n-1 {
-			v += (orderStat(lo+1) - v) * (pos - float64(lo))
+		needs = append(needs, need{k: lo, frac: pos - float64(lo)}, need{k: min(lo+1, n-1)})
+	}
+	order := make([]int, len(needs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return needs[a].k - needs[b].k })
+	cum, next := 0, 0
+	for i, c := range counts {
+		cum += int(c)
+		for next < len(order) && needs[order[next]].k < cum {
+			needs[order[next]].v = x[i]
+			next++
 		}
-		q[i] = v
+		if next == len(order) {
+			break
+		}
+	}
+	for i := range ps {
+		lo, hi := needs[2*i], needs[2*i+1]
+		q[i] = lo.v + (hi.v-lo.v)*lo.frac
+	}
+}
+
+// ranksNormal reports whether every order statistic the percentiles ps
+// read of n values has rankTail values on either side: where the
+// binomial count behind its resampled rank is near normal.
+func ranksNormal(n int, ps []float64) bool {
+	for _, p := range ps {
+		k := int(math.Floor(float64(n-1) * p / 100))
+		if k+1 < rankTail || n-k-1 < rankTail {
+			return false
+		}
+	}
+	return true
+}
+
+// quantilesByRank writes to q one resample's percentiles ps of sorted x,
+// drawing each order statistic's rank instead of the resample: of n
+// draws, the number at or below index j is Binomial(n, (j+1)/n), so the
+// resample's k-th smallest sits at index k + Z·√((k+1)(n−k−1)/n),
+// Z standard normal (one Z per percentile; the next order statistic,
+// for the interpolation, is the next index).
+func quantilesByRank(rng *rand.Rand, x []float64, ps, q []float64) {
+	n := len(x)
+	for i, p := range ps {
+		pos := float64(n-1) * p / 100
+		k := int(math.Floor(pos))
+		sd := math.Sqrt(float64(k+1) * float64(n-k-1) / float64(n))
+		j := min(max(int(math.Round(float64(k)+rng.NormFloat64()*sd)), 0), n-1)
+		q[i] = x[j] + (x[min(j+1, n-1)]-x[j])*(pos-float64(k))
 	}
 }

@@ -2,6 +2,8 @@ package loadtest
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -68,5 +70,66 @@ func TestBootstrapQuantileDiffs(t *testing.T) {
 	}
 	if again := BootstrapQuantileDiffs(a, a, ps, 0.05); again[1] != same[1] {
 		t.Errorf("not reproducible: %+v then %+v", same[1], again[1])
+	}
+}
+
+// The one-pass read of order statistics from counts agrees with the
+// report's percentiles: on the sample itself (every count 1) and on a
+// resample given as counts.
+func TestQuantilesFromCounts(t *testing.T) {
+	x := []float64{1, 2, 4, 8, 16, 32, 64}
+	ps := []float64{0, 10, 50, 90, 99, 100}
+	q := make([]float64, len(ps))
+	quantilesFromCounts(x, []int32{1, 1, 1, 1, 1, 1, 1}, ps, q)
+	for i, p := range ps {
+		if want := quantileSorted(x, p); q[i] != want {
+			t.Errorf("p%g = %g, want %g", p, q[i], want)
+		}
+	}
+	// The resample {2, 2, 2, 8, 32, 32, 64}.
+	quantilesFromCounts(x, []int32{0, 3, 0, 1, 0, 2, 1}, ps, q)
+	res := []float64{2, 2, 2, 8, 32, 32, 64}
+	for i, p := range ps {
+		if want := quantileSorted(res, p); q[i] != want {
+			t.Errorf("resample p%g = %g, want %g", p, q[i], want)
+		}
+	}
+}
+
+func BenchmarkBootstrapQuantileDiffs(b *testing.B) {
+	a := make([]float64, 1_000_000)
+	for i := range a {
+		a[i] = float64(i)
+	}
+	for b.Loop() {
+		BootstrapQuantileDiffs(a, a, []float64{90, 99}, 0.05)
+	}
+}
+
+// The ranks' normal approximation (large runs) gives the exact
+// bootstrap's interval: on 20,000 exponential latencies against the same
+// shifted by 2 %, the p50 and p99 intervals agree within a fifth of
+// their width.
+func TestBootstrapByRankAgreesWithExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	a, b := make([]float64, 20000), make([]float64, 20000)
+	for i := range a {
+		a[i] = 100 * rng.ExpFloat64()
+		b[i] = 102 * rng.ExpFloat64()
+	}
+	slices.Sort(a)
+	slices.Sort(b)
+	ps := []float64{50, 99}
+	exact, byRank := make([]QuantileDiff, 2), make([]QuantileDiff, 2)
+	bootstrapDiffs(a, b, ps, 0.05, 1000, false, exact)
+	bootstrapDiffs(a, b, ps, 0.05, 1000, true, byRank)
+	for i := range ps {
+		w := exact[i].Hi - exact[i].Lo
+		if math.Abs(byRank[i].Lo-exact[i].Lo) > w/5 || math.Abs(byRank[i].Hi-exact[i].Hi) > w/5 {
+			t.Errorf("p%g: exact [%g, %g], by rank [%g, %g]", ps[i], exact[i].Lo, exact[i].Hi, byRank[i].Lo, byRank[i].Hi)
+		}
+	}
+	if !ranksNormal(20000, ps) || ranksNormal(1000, []float64{99.9}) {
+		t.Error("ranksNormal")
 	}
 }
