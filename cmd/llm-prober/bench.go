@@ -33,6 +33,7 @@ type benchFlags struct {
 	temperature                string
 	outputJSON, progress       string
 	outputCSV                  string
+	numRuns                    int
 	failOn                     []string
 	serverMetrics              bool
 	metricsInterval            time.Duration
@@ -64,6 +65,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("max-concurrency", "Most requests in flight in an open-loop run (0: no cap).").Default("0").IntVar(&b.maxConc)
 	c.Flag("concurrency", "Closed loop: this many users, each sending its next request when the last ends (overrides --request-rate).").Default("0").IntVar(&b.concurrency)
 	c.Flag("num-prompts", "Measured requests (ignored with --duration).").Default("1000").IntVar(&b.numPrompts)
+	c.Flag("num-runs", "Repeat the run this many times, each with the next --seed (fresh prompts and arrivals); report each metric's mean and 95% confidence interval.").Default("1").IntVar(&b.numRuns)
 	c.Flag("duration", "Send for this long instead of --num-prompts.").DurationVar(&b.duration)
 	c.Flag("warmup", "Discarded warm-up: a number of requests (e.g. 20) or a duration (e.g. 10s).").Default("0").StringVar(&b.warmup)
 

@@ -35,12 +35,16 @@ func (env *benchEnv) closeCSV() {
 }
 
 // withCSV adds --output-csv's rows to o's per-request output, under the
-// sweep point's kind ("" for a single run) and o's rate.
+// sweep point's kind (--num-runs: the run; "" for a single run) and o's
+// rate.
 func (env *benchEnv) withCSV(o *loadtest.Options, kind string) {
 	if env.csv == nil {
 		return
 	}
 	env.csv.Point, env.csv.Rate = kind, loadtest.RateText(o)
+	if kind == "" {
+		env.csv.Point = env.runName
+	}
 	prev := o.OnResult
 	o.OnResult = func(rec *loadtest.Record, res *prober.Result) {
 		if prev != nil {

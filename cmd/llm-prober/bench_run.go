@@ -34,6 +34,7 @@ type benchEnv struct {
 	temperature *float64  // --temperature, if given
 	out, log    io.Writer
 	csv         *loadtest.CSVOut // --output-csv
+	runName     string           // --num-runs: the run, the CSV's point
 }
 
 // benchResult is one run with its analysis.
@@ -60,6 +61,9 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 	if err := env.parseFlags(); err != nil {
 		return 2, err
 	}
+	if err := b.checkNumRuns(); err != nil {
+		return 2, err
+	}
 	var err error
 	if b.kneeRate > 0 && b.url == "" && b.target == "" {
 		return b.planOnly(env)
@@ -78,6 +82,9 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 	defer env.closeCSV()
 	if b.sweep || b.rates != "" {
 		return env.sweep(ctx)
+	}
+	if b.numRuns > 1 {
+		return env.repeat(ctx)
 	}
 	res, err := env.execute(ctx, env.rate, b.concurrency, "")
 	if err != nil {
