@@ -125,6 +125,7 @@ type Comparison struct {
 	New           string       `json:"new"`
 	Alpha         float64      `json:"alpha"`
 	WorkloadDiffs []string     `json:"workload_differences,omitempty"`
+	Notes         []string     `json:"notes,omitempty"` // differences that do not stop a comparison
 	Forced        bool         `json:"forced,omitempty"`
 	BaseRequests  int          `json:"base_requests"`
 	NewRequests   int          `json:"new_requests"`
@@ -136,6 +137,7 @@ type Comparison struct {
 // checks the thresholds (keys from ParseThresholds).
 func Compare(base, nw *RunFile, alpha float64, ts []Threshold) *Comparison {
 	c := &Comparison{Base: base.Path, New: nw.Path, Alpha: alpha, WorkloadDiffs: WorkloadDiffs(base, nw),
+		Notes:        InfoDiffs(base, nw),
 		BaseRequests: base.Measured, NewRequests: nw.Measured, Regressions: []string{}}
 	ms := compareMetrics()
 	c.Rows = make([]CompareRow, 0, len(ms)) // rows points into it: no reallocation

@@ -48,7 +48,7 @@ func writeRunFile(t *testing.T, name string, seed uint64, n int, ttftMs float64,
 	}
 	rep := Summarize(run, slo, nil)
 	rep.Workload = workload
-	head := append(rep.VLLMKeys(), KV{"backend", "openai-chat"})
+	head := append(rep.VLLMKeys(), KV{"backend", "openai-chat"}, KV{"model_id", "m-" + workload[len(workload)-1:]})
 	path := filepath.Join(t.TempDir(), name)
 	if err := jo.Write(path, head); err != nil {
 		t.Fatal(err)
@@ -85,6 +85,9 @@ func TestCompareRegression(t *testing.T) {
 	if len(c.WorkloadDiffs) != 0 {
 		t.Errorf("a new seed is the same workload: %v", c.WorkloadDiffs)
 	}
+	if len(c.Notes) != 1 || c.Notes[0] != "model_id: m-1 vs m-2" {
+		t.Errorf("notes: %q", c.Notes)
+	}
 	var got []string
 	for _, r := range c.Regressions {
 		got = append(got, strings.Fields(r)[0])
@@ -104,7 +107,7 @@ func TestCompareRegression(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	c.WriteText(&buf)
-	for _, want := range []string{"p99_ttft_ms (ms)", "REGRESSION beyond 10%", "within 1000", "Regressions:"} {
+	for _, want := range []string{"Note: the runs differ in model_id", "p99_ttft_ms (ms)", "REGRESSION beyond 10%", "within 1000", "Regressions:"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, buf.String())
 		}

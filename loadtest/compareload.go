@@ -60,7 +60,7 @@ func readRunFile(r io.Reader) (*RunFile, error) {
 	}
 	rf := &RunFile{Keys: map[string]any{}}
 	sawRequests := false
-	var reqs []fileRequest
+	var reqs []requestSummary
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -72,7 +72,7 @@ func readRunFile(r io.Reader) (*RunFile, error) {
 			return nil, errors.New("a sweep's file: compare single runs (each point's run, or --request-rate at the rate to check)")
 		case "requests":
 			sawRequests = true
-			if reqs, err = readRequests(dec, rf); err != nil {
+			if reqs, err = readRequests(dec); err != nil {
 				return nil, fmt.Errorf("requests: %w", err)
 			}
 			continue
@@ -102,22 +102,28 @@ func readRunFile(r io.Reader) (*RunFile, error) {
 	return rf, nil
 }
 
+// requestSummary is what compare keeps of a measured request (the
+// aggregate keys, and so the SLO, may come after "requests").
+type requestSummary struct {
+	ttft, tpot, e2el, itlMean float64 // seconds; itlMean NaN without gaps
+	outputTokens              int32
+	success                   bool
+}
+
 // readRequests decodes the "requests" array one entry at a time.
-func readRequests(dec *json.Decoder, rf *RunFile) ([]fileRequest, error) {
+func readRequests(dec *json.Decoder) ([]requestSummary, error) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return nil, errors.New("want an array")
 	}
-	var out []fileRequest
+	var out []requestSummary
 	for dec.More() {
 		var q fileRequest
 		if err := dec.Decode(&q); err != nil {
 			return nil, err
 		}
-		if q.Warmup {
-			continue
+		if !q.Warmup {
+			out = append(out, requestSummary{q.TTFT, q.TPOT, q.E2EL, mean(q.ITLs), q.OutputTokens, q.Success})
 		}
-		q.ITLs = []float64{mean(q.ITLs)} // keep one number, not every gap
-		out = append(out, q)
 	}
 	_, err := dec.Token()
 	return out, err
@@ -135,25 +141,27 @@ func mean(x []float64) float64 {
 }
 
 // add counts one measured request as Summarize does.
-func (rf *RunFile) add(q *fileRequest) {
+func (rf *RunFile) add(q *requestSummary) {
 	rf.Measured++
-	if !q.Success {
+	if !q.success {
 		rf.Failed++
 		return
 	}
-	rec := Record{TTFT: int64(q.TTFT * 1e9), TPOT: int64(q.TPOT * 1e9), E2EL: int64(q.E2EL * 1e9)}
+	rec := Record{TTFT: nanos(q.ttft), TPOT: nanos(q.tpot), E2EL: nanos(q.e2el)}
 	if rec.good(rf.SLO) {
 		rf.Good++
 	}
-	rf.TTFT = append(rf.TTFT, q.TTFT*1e3)
-	rf.E2EL = append(rf.E2EL, q.E2EL*1e3)
-	if q.OutputTokens > 1 {
-		rf.TPOT = append(rf.TPOT, q.TPOT*1e3)
+	rf.TTFT = append(rf.TTFT, q.ttft*1e3)
+	rf.E2EL = append(rf.E2EL, q.e2el*1e3)
+	if q.outputTokens > 1 {
+		rf.TPOT = append(rf.TPOT, q.tpot*1e3)
 	}
-	if m := q.ITLs[0]; !math.IsNaN(m) {
-		rf.ITLMean = append(rf.ITLMean, m*1e3)
+	if !math.IsNaN(q.itlMean) {
+		rf.ITLMean = append(rf.ITLMean, q.itlMean*1e3)
 	}
 }
+
+func nanos(sec float64) int64 { return int64(math.Round(sec * 1e9)) }
 
 // spoolKey reports whether k is one of vllm bench's per-request arrays,
 // which compare skips (it reads "requests").
@@ -224,6 +232,21 @@ func WorkloadDiffs(a, b *RunFile) []string {
 			same = seedSuffix.ReplaceAllString(va, "") == seedSuffix.ReplaceAllString(vb, "")
 		}
 		if !same {
+			out = append(out, fmt.Sprintf("%s: %s vs %s", k, quoteEmpty(va), quoteEmpty(vb)))
+		}
+	}
+	return out
+}
+
+// infoKeys may differ between compared runs (an upgrade may rename the
+// model), but the output says so.
+var infoKeys = []string{"model_id"}
+
+// InfoDiffs lists the infoKeys in which a and b differ.
+func InfoDiffs(a, b *RunFile) []string {
+	var out []string
+	for _, k := range infoKeys {
+		if va, vb := a.String(k), b.String(k); va != vb {
 			out = append(out, fmt.Sprintf("%s: %s vs %s", k, quoteEmpty(va), quoteEmpty(vb)))
 		}
 	}

@@ -10,6 +10,9 @@ import (
 // line per metric, then the verdict on the thresholds.
 func (c *Comparison) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "Base: %s (%d measured requests)\nNew:  %s (%d measured requests)\n", c.Base, c.BaseRequests, c.New, c.NewRequests)
+	for _, n := range c.Notes {
+		fmt.Fprintln(w, "Note: the runs differ in "+n)
+	}
 	if len(c.WorkloadDiffs) > 0 {
 		fmt.Fprintln(w, "WARNING: the runs' workloads differ (compared anyway, --force):")
 		for _, d := range c.WorkloadDiffs {

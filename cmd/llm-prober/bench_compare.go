@@ -27,7 +27,7 @@ type compareFlags struct {
 
 func newBenchCompareCmd(bench *kingpin.CmdClause, b *benchFlags) *compareFlags {
 	c := &compareFlags{bench: b}
-	c.cmd = bench.Command("compare", "Compare two runs' --output-json files metric by metric, with significance tests on their requests; exit 3 on a significant regression beyond --max-regression.")
+	c.cmd = bench.Command("compare", "Compare two runs' --output-json files metric by metric, with significance tests on their requests; exit 3 on a significant regression beyond --max-regression (--output-json writes the comparison).")
 	c.cmd.Arg("base", "The reference run's --output-json file.").Required().StringVar(&c.base)
 	c.cmd.Arg("new", "The run to check against it.").Required().StringVar(&c.new)
 	c.cmd.Flag("max-regression", "Regressions that fail the comparison (exit 3) when significant: key:threshold, comma-separated; % for relative, else the metric's unit (percentage points for goodput, failed_percent), e.g. 'p99_ttft_ms:10%,goodput:1'.").StringVar(&c.maxRegression)
