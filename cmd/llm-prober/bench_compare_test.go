@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,5 +109,27 @@ func TestBenchCompareCLI(t *testing.T) {
 	code, stdout, _ = compareCLI(t, "--force", base, other)
 	if code != 0 || !strings.Contains(stdout, "WARNING: the runs' workloads differ") {
 		t.Errorf("--force: exit %d\n%s", code, stdout)
+	}
+}
+
+// The binary dispatches `bench` alone to a run (the default subcommand)
+// and `bench compare` to the comparison, with its exit code.
+func TestBenchSubcommandsDispatch(t *testing.T) {
+	// A dispatch gone wrong could start the daemon: bound it.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, binary, "bench", "--knee-rate", "4", "--daily-requests", "1000000").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "replicas") {
+		t.Errorf("bench alone: %v\n%s", err, out)
+	}
+	cmd := exec.CommandContext(ctx, binary, "bench", "compare", filepath.Join(t.TempDir(), "a.json"), "b.json")
+	out, err = cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "llm-prober bench compare:") {
+		t.Errorf("compare of missing files: %v\n%s", err, out)
+	}
+	out, err = exec.CommandContext(ctx, binary, "bench", "compare", "--help").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--max-regression") {
+		t.Errorf("compare --help: %v\n%s", err, out)
 	}
 }
