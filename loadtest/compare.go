@@ -170,12 +170,9 @@ func Compare(base, nw *RunFile, alpha float64, ts []Threshold) *Comparison {
 			r := rows[s+"_"+f+"_ms"]
 			switch {
 			case f == "itl": // the run's ITL is over every gap: its aggregate keys
-				r.set(base.Float(r.Key), nw.Float(r.Key))
-			case s == "mean":
-				r.set(bv.Mean, nv.Mean)
+				r.set(itlValue(base, r.Key), itlValue(nw, r.Key))
 			default:
-				q, _ := strconv.ParseFloat(s[1:], 64)
-				r.set(bv.Value(q), nv.Value(q))
+				r.set(sampleStat(bv, s), sampleStat(nv, s))
 			}
 			if len(a) == 0 || len(b) == 0 {
 				continue
@@ -206,12 +203,56 @@ func Compare(base, nw *RunFile, alpha float64, ts []Threshold) *Comparison {
 	for _, t := range ts {
 		r := rows[t.Key]
 		r.Threshold = t.String()
-		if r.Regression = r.beyond(t) && (r.Significant || r.Test == "none"); r.Regression {
+		switch {
+		case r.Base != nil && r.New == nil:
+			// Nothing left to measure (every request failed) is worse
+			// than any threshold, not a metric to skip.
+			r.Regression = true
+			c.Regressions = append(c.Regressions, fmt.Sprintf("%s: %s → none: the new run has no request to measure it on (limit %s)",
+				r.Key, fmtNum(r.Base), t))
+		case r.beyond(t) && (r.Significant || r.Test == "none"):
+			r.Regression = true
 			c.Regressions = append(c.Regressions, fmt.Sprintf("%s: %s → %s (%s, limit %s)", r.Key,
 				fmtNum(r.Base), fmtNum(r.New), r.deltaText(), t))
 		}
 	}
 	return c
+}
+
+// sampleStat is statistic s (mean, p50, …) of st, none for an empty
+// sample (exactStats gives 0s there: an all-failed run is not fast).
+func sampleStat(st Stats, s string) float64 {
+	switch {
+	case st.Count == 0:
+		return math.NaN()
+	case s == "mean":
+		return st.Mean
+	}
+	return st.Value(must(strconv.ParseFloat(s[1:], 64)))
+}
+
+// itlValue is ITL key k of rf: its aggregate key, none when no request
+// had an inter-token gap (the run writes 0s then).
+func itlValue(rf *RunFile, k string) float64 {
+	if len(rf.ITLMean) == 0 {
+		return math.NaN()
+	}
+	return rf.Float(k)
+}
+
+// Has reports whether rf can have metric key (CompareKeys) at all:
+// goodput needs SLOs, an ITL percentile or a throughput its aggregate key;
+// the others come from the requests (and are missing only when none
+// succeeded).
+func (rf *RunFile) Has(key string) bool {
+	switch {
+	case key == "goodput":
+		return rf.SLO.Set()
+	case strings.HasSuffix(key, "_itl_ms"), strings.HasSuffix(key, "_throughput"):
+		_, ok := rf.Keys[key].(float64)
+		return ok
+	}
+	return true
 }
 
 func must(f float64, _ error) float64 { return f }

@@ -182,3 +182,25 @@ func TestReadRunFileRejects(t *testing.T) {
 		}
 	}
 }
+
+// A new run where every request failed has no TTFT or ITL to compare:
+// that is a regression of a gated latency, not a metric to skip; the
+// other way round (a failed base) is none.
+func TestCompareEverythingFailed(t *testing.T) {
+	ok := readRun(t, writeRunFile(t, "ok.json", 1, 50, 100, 0, SLO{}, testWorkload))
+	dead := readRun(t, writeRunFile(t, "dead.json", 2, 50, 100, 1, SLO{}, testWorkload))
+	if dead.Failed != 50 || len(dead.TTFT) != 0 || !dead.Has("p99_ttft_ms") || !dead.Has("mean_itl_ms") || dead.Has("goodput") {
+		t.Fatalf("all-failed run: %d failed, %d TTFTs", dead.Failed, len(dead.TTFT))
+	}
+	ts, _ := ParseThresholds("p99_ttft_ms:10%,mean_itl_ms:10%")
+	c := Compare(ok, dead, 0.05, ts)
+	if len(c.Regressions) != 2 || !strings.Contains(c.Regressions[0], "no request to measure it on") {
+		t.Errorf("all failed: %q", c.Regressions)
+	}
+	if r := c.Row("mean_itl_ms"); r.New != nil {
+		t.Errorf("ITL of a run without gaps: %g, want none", *r.New)
+	}
+	if back := Compare(dead, ok, 0.05, ts); len(back.Regressions) != 0 {
+		t.Errorf("recovery judged a regression: %q", back.Regressions)
+	}
+}

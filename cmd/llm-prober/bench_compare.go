@@ -69,7 +69,7 @@ func (c *compareFlags) main(out, log io.Writer) (int, error) {
 	}
 	cmp.Forced = len(cmp.WorkloadDiffs) > 0
 	for _, t := range ts {
-		if row := cmp.Row(t.Key); row.Base == nil || row.New == nil {
+		if !base.Has(t.Key) || !nw.Has(t.Key) {
 			return 2, fmt.Errorf("--max-regression %s: the runs lack this metric (goodput needs --goodput SLOs; a percentile needs --percentiles with it)", t.Key)
 		}
 	}
