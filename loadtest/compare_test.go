@@ -169,6 +169,7 @@ func TestReadRunFileRejects(t *testing.T) {
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"sweep.json":  `{"knee_goodput_percent": 99, "points": []}`,
+		"runs.json":   `{"num_runs": 3, "seeds": [0, 1, 2], "metrics": []}`,
 		"old.json":    `{"completed": 3, "ttfts": [0.1, 0.2, 0.3]}`,
 		"array.json":  `[1, 2]`,
 		"broken.json": `{"completed": 3, "requests": [{"ttft": 0.1}`,

@@ -70,6 +70,8 @@ func readRunFile(r io.Reader) (*RunFile, error) {
 		switch key {
 		case "points":
 			return nil, errors.New("a sweep's file: compare single runs (each point's run, or --request-rate at the rate to check)")
+		case "num_runs":
+			return nil, errors.New("a --num-runs summary: compare its runs' files (FILE.run1.json, …)")
 		case "requests":
 			sawRequests = true
 			if reqs, err = readRequests(dec); err != nil {
