@@ -146,7 +146,30 @@ func Compare(base, nw *RunFile, alpha float64, ts []Threshold) *Comparison {
 		c.Rows = append(c.Rows, CompareRow{Key: m.key, Unit: m.unit, Test: "none", higherWorse: m.higherWorse})
 		rows[m.key] = &c.Rows[len(c.Rows)-1]
 	}
-	samples := func(rf *RunFile, f string) []float64 {
+	for _, f := range compareFamilies {
+		compareLatency(rows, base, nw, f, alpha)
+	}
+	rows["output_throughput"].set(base.Float("output_throughput"), nw.Float("output_throughput"))
+	rows["request_throughput"].set(base.Float("request_throughput"), nw.Float("request_throughput"))
+	if base.SLO.Set() && nw.SLO.Set() {
+		rows["goodput"].setShares(base.Good, base.Measured, nw.Good, nw.Measured)
+	}
+	rows["failed_percent"].setShares(base.Failed, base.Measured, nw.Failed, nw.Measured)
+	for i := range c.Rows {
+		c.Rows[i].judge(alpha)
+	}
+	for _, t := range ts {
+		if msg := rows[t.Key].check(t); msg != "" {
+			c.Regressions = append(c.Regressions, msg)
+		}
+	}
+	return c
+}
+
+// compareLatency fills the rows of latency family f (ttft, tpot, itl,
+// e2el): values, and the test of each on the requests.
+func compareLatency(rows map[string]*CompareRow, base, nw *RunFile, f string, alpha float64) {
+	samples := func(rf *RunFile) []float64 {
 		switch f {
 		case "ttft":
 			return rf.TTFT
@@ -158,65 +181,52 @@ func Compare(base, nw *RunFile, alpha float64, ts []Threshold) *Comparison {
 		return rf.ITLMean
 	}
 	ps := []float64{50, 90, 99}
-	for _, f := range compareFamilies {
-		a, b := sortedCopy(samples(base, f)), sortedCopy(samples(nw, f))
-		_, p := MannWhitney(a, b)
-		var boot []QuantileDiff
-		if f != "itl" {
-			boot = BootstrapQuantileDiffs(a, b, ps, alpha)
+	a, b := sortedCopy(samples(base)), sortedCopy(samples(nw))
+	_, p := MannWhitney(a, b)
+	var boot []QuantileDiff
+	if f != "itl" { // ITL's percentiles are over gaps, the samples per request
+		boot = BootstrapQuantileDiffs(a, b, ps, alpha)
+	}
+	bv, nv := exactStats(a, ps), exactStats(b, ps)
+	for _, s := range compareStats {
+		r := rows[s+"_"+f+"_ms"]
+		if f == "itl" { // the run's ITL is over every gap: its aggregate keys
+			r.set(itlValue(base, r.Key), itlValue(nw, r.Key))
+		} else {
+			r.set(sampleStat(bv, s), sampleStat(nv, s))
 		}
-		bv, nv := exactStats(a, ps), exactStats(b, ps)
-		for _, s := range compareStats {
-			r := rows[s+"_"+f+"_ms"]
-			switch {
-			case f == "itl": // the run's ITL is over every gap: its aggregate keys
-				r.set(itlValue(base, r.Key), itlValue(nw, r.Key))
-			default:
-				r.set(sampleStat(bv, s), sampleStat(nv, s))
-			}
-			if len(a) == 0 || len(b) == 0 {
-				continue
-			}
-			if s == "mean" || s == "p50" || boot == nil {
-				r.Test, r.PValue = "mann-whitney", num(p)
-				continue
-			}
+		switch {
+		case len(a) == 0 || len(b) == 0:
+		case s == "mean" || s == "p50" || boot == nil:
+			r.Test, r.PValue = "mann-whitney", num(p)
+		default:
 			q := boot[slices.Index(ps, must(strconv.ParseFloat(s[1:], 64)))]
 			r.Test, r.PValue, r.CILow, r.CIHigh = "bootstrap", num(q.PValue), num(q.Lo), num(q.Hi)
 		}
 	}
-	rows["output_throughput"].set(base.Float("output_throughput"), nw.Float("output_throughput"))
-	rows["request_throughput"].set(base.Float("request_throughput"), nw.Float("request_throughput"))
-	if base.SLO.Set() && nw.SLO.Set() {
-		r := rows["goodput"]
-		r.set(pct(base.Good, base.Measured), pct(nw.Good, nw.Measured))
-		_, p := TwoProportion(base.Good, base.Measured, nw.Good, nw.Measured)
-		r.Test, r.PValue = "two-proportion", num(p)
-	}
-	r := rows["failed_percent"]
-	r.set(pct(base.Failed, base.Measured), pct(nw.Failed, nw.Measured))
-	_, p := TwoProportion(base.Failed, base.Measured, nw.Failed, nw.Measured)
+}
+
+// setShares sets a share of requests (k of n, in %) and its test.
+func (r *CompareRow) setShares(k1, n1, k2, n2 int) {
+	r.set(pct(k1, n1), pct(k2, n2))
+	_, p := TwoProportion(k1, n1, k2, n2)
 	r.Test, r.PValue = "two-proportion", num(p)
-	for i := range c.Rows {
-		c.Rows[i].judge(alpha)
+}
+
+// check applies threshold t to r: a sentence if it is a regression.
+func (r *CompareRow) check(t Threshold) string {
+	r.Threshold = t.String()
+	switch {
+	case r.Base != nil && r.New == nil:
+		// Nothing left to measure (every request failed) is worse than
+		// any threshold, not a metric to skip.
+		r.Regression = true
+		return fmt.Sprintf("%s: %s → none: the new run has no request to measure it on (limit %s)", r.Key, fmtNum(r.Base), t)
+	case r.beyond(t) && (r.Significant || r.Test == "none"):
+		r.Regression = true
+		return fmt.Sprintf("%s: %s → %s (%s, limit %s)", r.Key, fmtNum(r.Base), fmtNum(r.New), r.deltaText(), t)
 	}
-	for _, t := range ts {
-		r := rows[t.Key]
-		r.Threshold = t.String()
-		switch {
-		case r.Base != nil && r.New == nil:
-			// Nothing left to measure (every request failed) is worse
-			// than any threshold, not a metric to skip.
-			r.Regression = true
-			c.Regressions = append(c.Regressions, fmt.Sprintf("%s: %s → none: the new run has no request to measure it on (limit %s)",
-				r.Key, fmtNum(r.Base), t))
-		case r.beyond(t) && (r.Significant || r.Test == "none"):
-			r.Regression = true
-			c.Regressions = append(c.Regressions, fmt.Sprintf("%s: %s → %s (%s, limit %s)", r.Key,
-				fmtNum(r.Base), fmtNum(r.New), r.deltaText(), t))
-		}
-	}
-	return c
+	return ""
 }
 
 // sampleStat is statistic s (mean, p50, …) of st, none for an empty
