@@ -12,7 +12,8 @@ import (
 // benchFlags are the flags of `llm-prober bench`; names follow vllm bench
 // serve where it has one.
 type benchFlags struct {
-	cmd *kingpin.CmdClause
+	cmd, runCmd *kingpin.CmdClause
+	compare     *compareFlags
 
 	url, model, api, configFile, target, apiKeyFile string
 
@@ -34,6 +35,8 @@ type benchFlags struct {
 	ignoreEOS, continuousUsage bool
 	temperature                string
 	outputJSON, progress       string
+	outputCSV                  string
+	numRuns                    int
 	failOn                     []string
 	serverMetrics              bool
 	metricsInterval            time.Duration
@@ -71,6 +74,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("max-concurrency", "Most requests in flight in an open-loop run (0: no cap).").Default("0").IntVar(&b.maxConc)
 	c.Flag("concurrency", "Closed loop: this many users, each sending its next request when the last ends (overrides --request-rate).").Default("0").IntVar(&b.concurrency)
 	c.Flag("num-prompts", "Measured requests (ignored with --duration).").Default("1000").IntVar(&b.numPrompts)
+	c.Flag("num-runs", "Repeat the run this many times, each with the next --seed (fresh prompts and arrivals); report each metric's mean and 95% confidence interval.").Default("1").IntVar(&b.numRuns)
 	c.Flag("duration", "Send for this long instead of --num-prompts; requests still in flight at its end are cut off and counted as cancelled.").DurationVar(&b.duration)
 	c.Flag("warmup", "Discarded warm-up: a number of requests (e.g. 20) or a duration (e.g. 10s); at --request-rate inf at most --max-concurrency (else 8) at a time.").Default("0").StringVar(&b.warmup)
 
@@ -93,6 +97,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("output-json", "Write the aggregate and every request to this JSON file (vllm bench key names).").StringVar(&b.outputJSON)
 	c.Flag("label", "A name for the run, written as \"label\" in --output-json (vllm bench's --label).").StringVar(&b.label)
 	c.Flag("save-generated-texts", "Add vllm bench's generated_texts (every measured request's output) to --output-json.").BoolVar(&b.saveTexts)
+	c.Flag("output-csv", "Write every request to this CSV file, one row each as it finishes (a sweep's points in one file, with point and rate columns).").StringVar(&b.outputCSV)
 	c.Flag("fail-on", "Exit 3 if this holds, e.g. 'goodput<99' (needs --goodput), 'p99_ttft>500' (p99 in --percentiles), 'failed>0', any-failure (repeatable; keys checked before the run).").StringsVar(&b.failOn)
 	c.Flag("progress", "Progress output on stderr: auto (a bar on a terminal, else lines), bar, lines, off.").Default("auto").EnumVar(&b.progress, "auto", "bar", "lines", "off")
 	c.Flag("server-metrics", "Scrape the server's /metrics before, during and after the run (--no-server-metrics to skip).").Default("true").BoolVar(&b.serverMetrics)
@@ -112,5 +117,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.headroom)
 	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.gpusPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.kneeRate)
+	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
+	b.compare = newBenchCompareCmd(c, b)
 	return b
 }

@@ -38,7 +38,9 @@ type benchEnv struct {
 	rates       []float64 // --rates
 	temperature *float64  // --temperature, if given
 	out, log    io.Writer
-	vllm        *bool // the target is vLLM (takes cache_salt); nil until checked
+	vllm        *bool            // the target is vLLM (takes cache_salt); nil until checked
+	csv         *loadtest.CSVOut // --output-csv
+	runName     string           // --num-runs: the run, the CSV's point
 }
 
 // benchResult is one run with its analysis.
@@ -66,6 +68,9 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 	if err := env.parseFlags(); err != nil {
 		return 2, err
 	}
+	if err := b.checkNumRuns(); err != nil {
+		return 2, err
+	}
 	var err error
 	if b.kneeRate > 0 && b.url == "" && b.target == "" {
 		return b.planOnly(env)
@@ -78,8 +83,15 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 		return 1, err
 	}
 	fmt.Fprintf(log, "target %s, model %s, %s; %s\n", env.target.RedactedURL(), env.target.Model, env.workload.Describe(), env.sizing.Describe())
+	if err := env.openCSV(); err != nil {
+		return 1, err
+	}
+	defer env.closeCSV()
 	if b.sweep || b.rates != "" {
 		return env.sweep(ctx)
+	}
+	if b.numRuns > 1 {
+		return env.repeat(ctx)
 	}
 	res, err := env.execute(ctx, env.rate, b.concurrency, "")
 	if err != nil {
@@ -148,11 +160,15 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		jo.GeneratedTexts = b.saveTexts
 		o.OnResult = jo.Add
 	}
+	env.withCSV(&o, kind)
 	var w *loadtest.Watcher
 	if b.serverMetrics {
 		w = loadtest.Watch(ctx, env.client, env.target, b.metricsInterval)
 	}
 	run, err := loadtest.Execute(ctx, o)
+	if err == nil {
+		err = env.flushCSV()
+	}
 	if err != nil {
 		if w != nil {
 			w.Stop(context.Background())

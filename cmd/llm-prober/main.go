@@ -54,8 +54,10 @@ func run(args []string) int {
 	switch cmd {
 	case mock.FullCommand():
 		return m.run()
-	case bench.cmd.FullCommand():
+	case bench.cmd.FullCommand(), bench.runCmd.FullCommand():
 		return bench.run()
+	case bench.compare.cmd.FullCommand():
+		return bench.compare.run()
 	default:
 		return f.run()
 	}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// compareCLI parses args as `llm-prober bench compare` and runs it.
+func compareCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	app := kingpin.New("llm-prober", "")
+	b := newBenchCmd(app)
+	cmd, err := app.Parse(append([]string{"bench", "compare"}, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd != b.compare.cmd.FullCommand() {
+		t.Fatalf("parsed as %q", cmd)
+	}
+	var out, log bytes.Buffer
+	code, err := b.compare.main(&out, &log)
+	if err != nil {
+		log.WriteString("error: " + err.Error())
+	}
+	return code, out.String(), log.String()
+}
+
+// slowMock serves a mock whose TTFT is ttft, with little jitter.
+func slowMock(t *testing.T, ttft time.Duration) string {
+	t.Helper()
+	o := mockvllm.DefaultOptions()
+	o.TTFT = mockvllm.Dist{Mean: ttft, Jitter: time.Millisecond}
+	o.ITL = mockvllm.Dist{Mean: time.Millisecond}
+	o.BatchSlowdown, o.PrefixCacheHitRate = 0, 0
+	s := mockvllm.New(o)
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	return ts.URL
+}
+
+// Two real runs, the second against a server whose first token comes
+// 150 ms later: compare exits 3 on --max-regression p99_ttft_ms:10%,
+// 0 on the base against itself, and 2 on a bad key, a missing file and
+// different workloads (unless --force).
+func TestBenchCompareCLI(t *testing.T) {
+	dir := t.TempDir()
+	runTo := func(url, file string, args ...string) string {
+		path := filepath.Join(dir, file)
+		args = append([]string{"--url", url, "--concurrency", "4", "--num-prompts", "40", "--input-tokens", "8",
+			"--goodput", "ttft:100", "--progress", "off", "--no-server-metrics", "--output-json", path}, args...)
+		if code, stdout, log := benchCLI(t, args...); code != 0 {
+			t.Fatalf("bench: exit %d\n%s%s", code, stdout, log)
+		}
+		return path
+	}
+	base := runTo(slowMock(t, 10*time.Millisecond), "base.json", "--output-tokens", "4")
+	slow := runTo(slowMock(t, 160*time.Millisecond), "slow.json", "--output-tokens", "4", "--seed", "5")
+	other := runTo(slowMock(t, 10*time.Millisecond), "other.json", "--output-tokens", "6")
+
+	cmpJSON := filepath.Join(dir, "cmp.json")
+	code, stdout, log := compareCLI(t, "--max-regression", "p99_ttft_ms:10%,goodput:1", "--output-json", cmpJSON, base, slow)
+	if code != exitFailOn || !strings.Contains(stdout, "REGRESSION beyond 10%") || !strings.Contains(log, "significant regression") {
+		t.Errorf("slower TTFT: exit %d\n%s%s", code, stdout, log)
+	}
+	var res struct {
+		Regressions []string
+		Metrics     []struct {
+			Key         string
+			Significant bool
+		}
+	}
+	raw, err := os.ReadFile(cmpJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Regressions) != 2 || len(res.Metrics) != 20 {
+		t.Errorf("comparison JSON (%v): %s", err, raw)
+	}
+
+	if code, stdout, log := compareCLI(t, "--max-regression", "p99_ttft_ms:10%,goodput:1", base, base); code != 0 {
+		t.Errorf("base against itself: exit %d\n%s%s", code, stdout, log)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-regression", "p99_tft:10%", base, slow}, "valid keys: mean_ttft_ms"},
+		{[]string{"--alpha", "5", base, slow}, "--alpha"},
+		{[]string{base, filepath.Join(dir, "missing.json")}, "missing.json"},
+		{[]string{base, other}, "llm_prober_workload: synthetic: 8 input tokens, 4 output tokens"},
+	} {
+		if code, _, log := compareCLI(t, c.args...); code != 2 || !strings.Contains(log, c.want) {
+			t.Errorf("%q: exit %d, %s; want 2 and %q", c.args, code, log, c.want)
+		}
+	}
+	code, stdout, _ = compareCLI(t, "--force", base, other)
+	if code != 0 || !strings.Contains(stdout, "WARNING: the runs' workloads differ") {
+		t.Errorf("--force: exit %d\n%s", code, stdout)
+	}
+}
+
+// The binary dispatches `bench` alone to a run (the default subcommand)
+// and `bench compare` to the comparison, with its exit code.
+func TestBenchSubcommandsDispatch(t *testing.T) {
+	// A dispatch gone wrong could start the daemon: bound it.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, binary, "bench", "--knee-rate", "4", "--daily-requests", "1000000").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "replicas") {
+		t.Errorf("bench alone: %v\n%s", err, out)
+	}
+	cmd := exec.CommandContext(ctx, binary, "bench", "compare", filepath.Join(t.TempDir(), "a.json"), "b.json")
+	out, err = cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "llm-prober bench compare:") {
+		t.Errorf("compare of missing files: %v\n%s", err, out)
+	}
+	out, err = exec.CommandContext(ctx, binary, "bench", "compare", "--help").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--max-regression") {
+		t.Errorf("compare --help: %v\n%s", err, out)
+	}
+}
