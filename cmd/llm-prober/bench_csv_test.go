@@ -60,7 +60,7 @@ func TestBenchCLIOutputCSV(t *testing.T) {
 		t.Errorf("%d warm-up rows (want 3), %d successful with a TTFT and 4 tokens (want 23)", warm, ok)
 	}
 
-	code, stdout, log = benchCLI(t, "--url", url, "--rates", "50,100", "--num-prompts", "10", "--input-tokens", "8",
+	code, stdout, log = benchCLI(t, "--url", url, "--rates", "50,100", "--num-prompts", "10", "--min-samples", "10", "--input-tokens", "8",
 		"--output-tokens", "4", "--goodput", "ttft:2000", "--progress", "off", "--no-server-metrics", "--output-csv", csvPath)
 	if code != 0 {
 		t.Fatalf("sweep: exit %d\n%s%s", code, stdout, log)
