@@ -166,7 +166,7 @@ svg.spark{display:block;fill:#36c;stroke:#36c;stroke-width:1.2}svg.spark polylin
 <table><tr><th>Target / module</th><th>Last probe</th><th>Success</th><th>Goodput</th><th>TTFT p50 / p99</th><th>TPOT p50 / p99</th><th>E2EL SLO</th><th>KV cache</th><th>Queue</th><th>Preemptions</th></tr>
 {{range .Rows}}<tr>
 <td><b>{{.Target}}</b> / {{.Module}}<div class="dim">{{.Model}} · every {{.Interval}}</div></td>
-{{with .Last}}<td>{{if .Success}}<span class="ok">{{if .Good}}good{{else}}ok, SLO missed: {{range $i, $s := .SLOViolations}}{{if $i}}, {{end}}{{$s}}{{end}}{{end}}</span>{{else}}<span class="fail">{{.Reason}}</span>{{end}}{{if .Warmup}} <span class="dim" title="after a target restart ({{.Warmup}}): kept out of the SLO counters">warm-up</span>{{end}}
+{{with .Last}}<td>{{if .Success}}<span class="ok">{{if .Good}}good{{else}}ok, SLO missed: {{range $i, $s := .SLOViolations}}{{if $i}}, {{end}}{{$s}}{{end}}{{end}}</span>{{else}}<span class="fail">{{.Reason}}</span>{{end}}{{if .Warmup}} <span class="dim" title="after a target restart ({{.Warmup}}): a success's latencies are kept out of the SLO series, a failure counts">warm-up</span>{{end}}{{if .WarmupOpen}} <span class="warn" title="the latencies of the next successful probes are kept out of the SLO series">warm-up open until {{.WarmupUntil.UTC.Format "15:04:05"}} UTC</span>{{end}}
 <div class="dim">{{ago .Start}} · <a href="/logs?id={{.ID}}">{{.ID}}</a></div></td>{{else}}<td class="dim">not probed yet</td>{{end}}
 {{if .HasHour}}{{$h := .Hour}}
 <td class="{{if lt $h.SuccessRatio 1.0}}fail{{else}}ok{{end}}">{{pct $h.SuccessRatio}}<div class="dim">{{$h.OK}} / {{$h.Probes}}</div>{{spark $h.SuccessTrend 1.0 "success ratio per minute, last hour"}}</td>

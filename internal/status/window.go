@@ -48,9 +48,10 @@ type window struct {
 	last      time.Time // the last probe, to forget a removed job
 }
 
-// add records a probe that ended at end. ttft and tpot are in seconds,
-// tpot < 0 where not measured; rnd(n) returns a random int in [0, n).
-func (w *window) add(end time.Time, success, good bool, ttft, tpot float64, rnd func(int) int) {
+// add records a probe that ended at end; a success's latencies go into
+// the percentiles if sampled. ttft and tpot are in seconds, tpot < 0
+// where not measured; rnd(n) returns a random int in [0, n).
+func (w *window) add(end time.Time, success, good, sampled bool, ttft, tpot float64, rnd func(int) int) {
 	m := int32(end.Unix() / 60)
 	b := &w.minutes[int(m)%Minutes]
 	if b.at != m {
@@ -64,7 +65,7 @@ func (w *window) add(end time.Time, success, good bool, ttft, tpot float64, rnd 
 		b.good++
 	}
 	w.last = end
-	if !success {
+	if !success || !sampled {
 		return
 	}
 	s := sample{at: uint32(end.Unix()), ttft: float32(ttft), tpot: float32(tpot)}
