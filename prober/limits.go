@@ -16,6 +16,11 @@ const (
 	MaxContentChunks = 1 << 16
 	// MaxOutputBytes bounds the generated text kept for validators and debug.
 	MaxOutputBytes = 64 << 10
+	// MaxUsageTokens bounds each token count of a usage object (prompt,
+	// completion, cached): 16 Mi tokens, above any model's context window.
+	// A count outside [0, MaxUsageTokens] fails the probe with
+	// ReasonInvalidUsage and never reaches the token counters.
+	MaxUsageTokens = 1 << 24
 )
 
 var (

@@ -207,6 +207,9 @@ func readStream(body io.Reader, r *Result) error {
 		}
 	}
 	r.Output = truncateBytes(output.String(), MaxOutputBytes)
+	if err := last.check(); err != nil {
+		return err // before the counts go into r: they never reach a counter
+	}
 	if last != nil && last.CompletionTokens > 0 {
 		r.UsageReported = true
 		r.OutputTokens = last.CompletionTokens
