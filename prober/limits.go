@@ -21,9 +21,16 @@ const (
 	// A count outside [0, MaxUsageTokens] fails the probe with
 	// ReasonInvalidUsage and never reaches the token counters.
 	MaxUsageTokens = 1 << 24
+	// MaxResponseHeaderBytes bounds the response headers (net/http reads
+	// up to 10 MB by default). Counted on the connection, from when the
+	// request has it to when its headers are parsed, with headerSlack more
+	// for TLS records and read-ahead that may hold the body's start.
+	MaxResponseHeaderBytes = 64 << 10
+	headerSlack            = 32 << 10
 )
 
 var (
-	errLineTooLong   = fail(ReasonLimitExceeded, fmt.Errorf("SSE event longer than %d bytes", MaxLineBytes))
+	errHeadersTooLarge = fail(ReasonLimitExceeded, fmt.Errorf("response headers longer than %d bytes", MaxResponseHeaderBytes))
+	errLineTooLong       = fail(ReasonLimitExceeded, fmt.Errorf("SSE event longer than %d bytes", MaxLineBytes))
 	errTooManyChunks = fail(ReasonLimitExceeded, fmt.Errorf("more than %d content chunks (the server streams past any max_tokens)", MaxContentChunks))
 )
