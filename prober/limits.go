@@ -31,6 +31,6 @@ const (
 
 var (
 	errHeadersTooLarge = fail(ReasonLimitExceeded, fmt.Errorf("response headers longer than %d bytes", MaxResponseHeaderBytes))
-	errLineTooLong       = fail(ReasonLimitExceeded, fmt.Errorf("SSE event longer than %d bytes", MaxLineBytes))
-	errTooManyChunks = fail(ReasonLimitExceeded, fmt.Errorf("more than %d content chunks (the server streams past any max_tokens)", MaxContentChunks))
+	errLineTooLong     = fail(ReasonLimitExceeded, fmt.Errorf("SSE event longer than %d bytes", MaxLineBytes))
+	errTooManyChunks   = fail(ReasonLimitExceeded, fmt.Errorf("more than %d content chunks (the server streams past any max_tokens)", MaxContentChunks))
 )
