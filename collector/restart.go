@@ -1,8 +1,8 @@
 package collector
 
 import (
+	"hash/maphash"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/go-kit/log/level"
@@ -49,7 +49,7 @@ type restartState struct {
 // continue it.
 type lineage struct {
 	start float64
-	ctr   map[string]float64
+	ctr   map[uint64]float64 // by seriesHash: 8 bytes a key, whatever the labels
 }
 
 func (l lineage) sameStart(start float64) bool {
@@ -215,18 +215,18 @@ func startTime(snap *snapshot) (float64, bool) {
 
 // counterValues are the counters and histogram counts of a snapshot, by
 // series.
-func counterValues(snap *snapshot) map[string]float64 {
-	out := map[string]float64{}
+func counterValues(snap *snapshot) map[uint64]float64 {
+	out := make(map[uint64]float64, len(snap.samples))
 	for _, smp := range snap.samples {
 		if v, ok := counterValue(smp); ok {
-			out[seriesKey(smp)] = v
+			out[seriesHash(smp)] = v
 		}
 	}
 	return out
 }
 
 // wentDown reports whether a series present in both is lower in cur.
-func wentDown(prev, cur map[string]float64) bool {
+func wentDown(prev, cur map[uint64]float64) bool {
 	for k, v := range cur {
 		if p, seen := prev[k]; seen && v < p {
 			return true
@@ -245,6 +245,17 @@ func counterValue(smp sample) (float64, bool) {
 	return 0, false
 }
 
-func seriesKey(smp sample) string {
-	return smp.fam.name + "\xff" + strings.Join(smp.labels, "\xff")
+// seriesSeed keys the series hashes; a collision (one in 2^64 per pair)
+// would at worst hide or show one counter's drop.
+var seriesSeed = maphash.MakeSeed()
+
+func seriesHash(smp sample) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seriesSeed)
+	_, _ = h.WriteString(smp.fam.name)
+	for _, l := range smp.labels {
+		_ = h.WriteByte(0xff)
+		_, _ = h.WriteString(l)
+	}
+	return h.Sum64()
 }
