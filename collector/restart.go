@@ -1,26 +1,68 @@
 package collector
 
 import (
+	"hash/maphash"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/go-kit/log/level"
 )
 
 // Restart detection, for the prober's warm-up (prober/warmup.go): a
-// scrape that shows another server process than the scrape before it.
-// The server exports its process start time (vLLM's and SGLang's
-// process_start_time_seconds, a single API server only) and it moved on,
-// or one of its counters went down (every backend; an idle server that
-// restarts leaves its counters at zero and goes unseen this way).
+// scrape that shows a new server process. One server_metrics URL may
+// reach several replicas (a Kubernetes Service), each scrape landing on
+// any of them, so a scrape is compared with every process seen lately,
+// not with the scrape before it, and a restart is one event per process:
+//
+//   - with a process start time (vLLM's and SGLang's
+//     process_start_time_seconds, a single API server only): a start time
+//     never seen, later than every one seen, of a process that started
+//     after the first scrape (an older replica seen late is no restart);
+//   - by counters (every backend): counters that went down against every
+//     process seen lately of the same start time (or none), and stayed so
+//     on the next scrape too (a drop that flips back was another
+//     replica). An idle server that restarts leaves its counters at zero
+//     and goes unseen this way.
+
+// Bounds of what a scraper remembers of the processes behind its URL.
+const (
+	maxStartTimes = 16 // start times (a few floats)
+	maxLineages   = 4  // counter sets, one per process: replicas behind one URL
+)
+
+// restartState is what one scraper remembers to tell a restart from a
+// scrape that landed on another replica; guarded by the scraper's mu.
+type restartState struct {
+	at     time.Time // the last restart, see LastRestart
+	first  time.Time // when the first good scrape's request went out
+	starts []float64 // process start times seen, oldest first
+	// lineages are the counters of the processes seen lately, most
+	// recently seen first; pending is a process whose counters went down
+	// against all of them, a restart once the next scrape confirms it.
+	lineages  []lineage
+	pending   *lineage
+	pendingAt time.Time
+}
+
+// lineage is the counters of one process, and its start time (NaN when
+// the server exports none): only a process of the same start time can
+// continue it.
+type lineage struct {
+	start float64
+	ctr   map[uint64]float64 // by seriesHash: 8 bytes a key, whatever the labels
+}
+
+func (l lineage) sameStart(start float64) bool {
+	return math.Abs(l.start-start) <= 1 || (math.IsNaN(l.start) && math.IsNaN(start))
+}
 
 // LastRestart returns the instant after which target's server last
 // restarted, as its scrapes show it: the new process's start time, kept
 // between the two scrapes that saw the old and the new process (the
 // clocks of prober and server may differ), or without a start time when
-// the last scrape of the old process was sent. ok is false when no restart was seen
-// since the prober started, or the target's server metrics are off.
+// the last scrape before the counters went down was sent. ok is false when
+// no restart was seen since the prober started, or the target's server
+// metrics are off.
 func (m *Manager) LastRestart(target string) (at time.Time, ok bool) {
 	m.mu.Lock()
 	s := m.scrapers[target]
@@ -30,16 +72,16 @@ func (m *Manager) LastRestart(target string) (at time.Time, ok bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.restartAt, !s.restartAt.IsZero()
+	return s.restart.at, !s.restart.at.IsZero()
 }
 
-// noteRestart compares a new good snapshot with the last one (s.data,
-// not yet replaced) and records a restart; the caller holds s.mu and
-// logs with logRestart after releasing it.
+// noteRestart compares a new good snapshot with the processes seen so far
+// (s.data is the last snapshot, not yet replaced) and records a restart;
+// the caller holds s.mu and logs with logRestart after releasing it.
 func (s *scraper) noteRestart(cur *snapshot) bool {
-	at, ok := restartOf(s.data, cur)
+	at, ok := s.restart.note(s.data, cur)
 	if ok {
-		s.restartAt = at
+		s.restart.at = at
 	}
 	return ok
 }
@@ -47,39 +89,117 @@ func (s *scraper) noteRestart(cur *snapshot) bool {
 func (s *scraper) logRestart(restarted bool) {
 	if restarted {
 		s.mu.Lock()
-		at := s.restartAt
+		at := s.restart.at
 		s.mu.Unlock()
 		level.Info(s.logger).Log("msg", "Server restart detected in its metrics", "url", s.spec.url, "restarted_after", at.UTC().Format(time.RFC3339Nano))
 	}
 }
 
-// restartOf tells whether cur comes from another server process than
-// prev, and since when (see LastRestart): never before prev's request
-// went out, which the old process answered.
-func restartOf(prev, cur *snapshot) (time.Time, bool) {
-	if prev == nil || cur == nil || !cur.at.After(prev.at) {
+// note tells whether cur, the snapshot after prev (nil for the first),
+// shows a restart, and since when (see LastRestart): never before prev's
+// request went out, which the old process answered.
+func (r *restartState) note(prev, cur *snapshot) (time.Time, bool) {
+	if cur == nil || (prev != nil && !cur.at.After(prev.at)) {
 		return time.Time{}, false
 	}
-	lo := prev.sent
-	if lo.IsZero() || lo.After(prev.at) {
-		lo = prev.at
+	if r.first.IsZero() {
+		r.first = sentOf(cur)
 	}
-	ps, pok := startTime(prev)
-	cs, cok := startTime(cur)
-	if pok && cok && cs > ps+1 { // a second of slack for float rounding
-		at := time.Unix(0, int64(cs*1e9))
-		if at.Before(lo) {
-			at = lo
-		}
-		if at.After(cur.at) {
-			at = cur.at
-		}
+	lo := r.first
+	if prev != nil {
+		lo = sentOf(prev)
+	}
+	cs, ok := startTime(cur)
+	if !ok {
+		cs = math.NaN()
+	} else if at, restarted := r.noteStart(cs, lo, cur.at); restarted {
+		r.remember(lineage{cs, counterValues(cur)})
 		return at, true
 	}
-	if countersWentDown(prev, cur) {
-		return lo, true
+	// The same process start time (an engine restarted under its API
+	// server), or none: the counters tell.
+	return r.noteCounters(lineage{cs, counterValues(cur)}, lo)
+}
+
+// sentOf is when snap's request went out, or when it came back.
+func sentOf(snap *snapshot) time.Time {
+	if snap.sent.IsZero() || snap.sent.After(snap.at) {
+		return snap.at
+	}
+	return snap.sent
+}
+
+// noteStart: a restart is a start time not seen before, later than all
+// seen and than the first scrape (a second of slack for rounding: some
+// servers export whole seconds).
+func (r *restartState) noteStart(cs float64, lo, now time.Time) (time.Time, bool) {
+	newest := math.Inf(-1)
+	for _, v := range r.starts {
+		if math.Abs(v-cs) <= 1 {
+			return time.Time{}, false // a process seen before
+		}
+		newest = max(newest, v)
+	}
+	first := len(r.starts) == 0
+	if len(r.starts) == maxStartTimes {
+		r.starts = r.starts[1:]
+	}
+	r.starts = append(r.starts, cs)
+	if first || cs <= newest+1 || cs < float64(r.first.UnixNano())/1e9-1 {
+		return time.Time{}, false
+	}
+	at := time.Unix(0, int64(cs*1e9))
+	if at.Before(lo) {
+		at = lo
+	}
+	if at.After(now) {
+		at = now
+	}
+	return at, true
+}
+
+// noteCounters: cur continues a process seen lately (of its start time)
+// if none of their common counters went down. One that continues none is
+// pending, and a restart when the next scrape continues it (not an older
+// process).
+func (r *restartState) noteCounters(cur lineage, lo time.Time) (time.Time, bool) {
+	pending, pendingAt := r.pending, r.pendingAt
+	r.pending, r.pendingAt = nil, time.Time{}
+	known := false
+	for i, l := range r.lineages {
+		if !l.sameStart(cur.start) {
+			continue
+		}
+		known = true
+		if !wentDown(l.ctr, cur.ctr) {
+			// A known process: a pending drop flipped back, so it was
+			// another replica, remembered as one.
+			r.lineages = append(r.lineages[:i], r.lineages[i+1:]...)
+			r.remember(cur)
+			if pending != nil {
+				r.remember(*pending)
+			}
+			return time.Time{}, false
+		}
+	}
+	switch {
+	case !known: // the first scrape of this process
+		r.remember(cur)
+	case pending != nil && pending.sameStart(cur.start) && !wentDown(pending.ctr, cur.ctr):
+		r.remember(cur) // confirmed: a new process
+		return pendingAt, true
+	default:
+		r.pending, r.pendingAt = &cur, lo
 	}
 	return time.Time{}, false
+}
+
+// remember puts l first among the lineages, forgetting the least recent.
+func (r *restartState) remember(l lineage) {
+	if len(r.lineages) == maxLineages {
+		r.lineages = r.lineages[:maxLineages-1]
+	}
+	r.lineages = append([]lineage{l}, r.lineages...)
 }
 
 // startTime is the newest process start time in a snapshot, if any.
@@ -93,21 +213,22 @@ func startTime(snap *snapshot) (float64, bool) {
 	return v, ok
 }
 
-// countersWentDown reports whether a counter or histogram count present
-// in both snapshots, series by series, is lower in cur.
-func countersWentDown(prev, cur *snapshot) bool {
-	old := map[string]float64{}
-	for _, smp := range prev.samples {
+// counterValues are the counters and histogram counts of a snapshot, by
+// series.
+func counterValues(snap *snapshot) map[uint64]float64 {
+	out := make(map[uint64]float64, len(snap.samples))
+	for _, smp := range snap.samples {
 		if v, ok := counterValue(smp); ok {
-			old[seriesKey(smp)] = v
+			out[seriesHash(smp)] = v
 		}
 	}
-	for _, smp := range cur.samples {
-		v, ok := counterValue(smp)
-		if !ok {
-			continue
-		}
-		if p, seen := old[seriesKey(smp)]; seen && v < p {
+	return out
+}
+
+// wentDown reports whether a series present in both is lower in cur.
+func wentDown(prev, cur map[uint64]float64) bool {
+	for k, v := range cur {
+		if p, seen := prev[k]; seen && v < p {
 			return true
 		}
 	}
@@ -124,6 +245,17 @@ func counterValue(smp sample) (float64, bool) {
 	return 0, false
 }
 
-func seriesKey(smp sample) string {
-	return smp.fam.name + "\xff" + strings.Join(smp.labels, "\xff")
+// seriesSeed keys the series hashes; a collision (one in 2^64 per pair)
+// would at worst hide or show one counter's drop.
+var seriesSeed = maphash.MakeSeed()
+
+func seriesHash(smp sample) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seriesSeed)
+	_, _ = h.WriteString(smp.fam.name)
+	for _, l := range smp.labels {
+		_ = h.WriteByte(0xff)
+		_, _ = h.WriteString(l)
+	}
+	return h.Sum64()
 }

@@ -75,8 +75,8 @@ type scraper struct {
 	data       *snapshot
 	// dropsCounted is what ctr.dropped already holds of data's drops.
 	dropsCounted drops
-	// restartAt is when the server last restarted (restart.go).
-	restartAt time.Time
+	// restart tells restarts from other replicas (restart.go).
+	restart restartState
 }
 
 func newScraper(spec *targetSpec, client *http.Client, clientErr error, slots chan struct{}, logger log.Logger) *scraper {
@@ -103,7 +103,7 @@ func (s *scraper) inherit(o *scraper) {
 	defer o.mu.Unlock()
 	s.ctr = o.ctr.clone()
 	s.ran, s.lastOK, s.lastReason, s.lastDur = o.ran, o.lastOK, o.lastReason, o.lastDur
-	s.data, s.dropsCounted, s.restartAt = o.data, o.dropsCounted, o.restartAt
+	s.data, s.dropsCounted, s.restart = o.data, o.dropsCounted, o.restart
 }
 
 // start runs the scraper's first scrape after phase, then every interval.

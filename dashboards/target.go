@@ -92,7 +92,7 @@ func targetDrillDown() *dashboardBuilder {
 			"reqps", 12, 8, tsOpts{min: zero, bars: true, stacked: true},
 			q{expr: nonZero(`sum by (location, target, module, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "location, target, module, reason"), legend: "{{reason}} {{module}} {{location}}"})).
 		WithPanel(p.ts("Warm-up probes after restarts",
-			"Probes kept out of the SLO and goodput series because they came just after the target restarted (a new process start time or counters reset in its metrics, or a failure streak ending), by outcome. Bursts mark deploys and crashes; a steady rate is a crash loop. Zero while the target has not restarted.",
+			"Probes of the warm-up just after the target restarted (a new process start time or counters reset in its metrics, or a failure streak ending), by outcome. Failures among them count as any failure; successes count as good and their latencies stay out of the SLO series. Bursts mark deploys and crashes. Zero while the target has not restarted.",
 			"reqps", 12, 8, tsOpts{min: zero, bars: true, stacked: true},
 			q{expr: e(`sum by (location, target, module, outcome) (rate(llm_prober_warmup_probes_total{SEL}[$__rate_interval]))`), legend: "{{outcome}} {{module}} {{location}}"})).
 		WithPanel(p.ts("Output tokens per probe",

@@ -47,6 +47,24 @@ func (u *usage) cachedTokens() int {
 	return 0
 }
 
+// check refuses token counts that no server serves (negative, or past
+// MaxUsageTokens), which would drive the token counters down or out of
+// range for the life of the process; nil usage is fine.
+func (u *usage) check() error {
+	if u == nil {
+		return nil
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"prompt_tokens", u.PromptTokens}, {"completion_tokens", u.CompletionTokens}, {"cached_tokens", u.cachedTokens()}} {
+		if c.n < 0 || c.n > MaxUsageTokens {
+			return fail(ReasonInvalidUsage, fmt.Errorf("usage %s is %d, outside [0, %d]", c.name, c.n, MaxUsageTokens))
+		}
+	}
+	return nil
+}
+
 // parsed is what one chunk contributes to the measurement.
 type parsed struct {
 	content   string // answer text (delta.content or completion text)

@@ -16,9 +16,21 @@ const (
 	MaxContentChunks = 1 << 16
 	// MaxOutputBytes bounds the generated text kept for validators and debug.
 	MaxOutputBytes = 64 << 10
+	// MaxUsageTokens bounds each token count of a usage object (prompt,
+	// completion, cached): 16 Mi tokens, above any model's context window.
+	// A count outside [0, MaxUsageTokens] fails the probe with
+	// ReasonInvalidUsage and never reaches the token counters.
+	MaxUsageTokens = 1 << 24
+	// MaxResponseHeaderBytes bounds the response headers (net/http reads
+	// up to 10 MB by default). Counted on the connection, from when the
+	// request has it to when its headers are parsed, with headerSlack more
+	// for TLS records and read-ahead that may hold the body's start.
+	MaxResponseHeaderBytes = 64 << 10
+	headerSlack            = 32 << 10
 )
 
 var (
-	errLineTooLong   = fail(ReasonLimitExceeded, fmt.Errorf("SSE event longer than %d bytes", MaxLineBytes))
-	errTooManyChunks = fail(ReasonLimitExceeded, fmt.Errorf("more than %d content chunks (the server streams past any max_tokens)", MaxContentChunks))
+	errHeadersTooLarge = fail(ReasonLimitExceeded, fmt.Errorf("response headers longer than %d bytes", MaxResponseHeaderBytes))
+	errLineTooLong     = fail(ReasonLimitExceeded, fmt.Errorf("SSE event longer than %d bytes", MaxLineBytes))
+	errTooManyChunks   = fail(ReasonLimitExceeded, fmt.Errorf("more than %d content chunks (the server streams past any max_tokens)", MaxContentChunks))
 )

@@ -108,6 +108,7 @@ var families = []family{
 	histogram("llm_prober_time_to_headers_seconds", "Time from sending the request to receiving the response headers.", histHeaders),
 	counters("llm_prober_validation_failures_total", "Probes whose output failed a validator, by validator.", validatorLabels,
 		func(s *schedule) []float64 { return s.validation }),
+	familyWarmupActive,
 	familyWarmupProbes,
 }
 

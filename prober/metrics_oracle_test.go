@@ -88,7 +88,10 @@ func oracleWorkload(apis ...metricsAPI) {
 			}
 		}
 		if i%37 == 5 {
-			r.Warmup = WarmupFailureStreak // kept out of the SLO counters
+			r.Warmup = WarmupFailureStreak // latencies kept out of the SLO series
+			if i%74 == 5 {
+				r.WarmupUntil = time.Now().Add(time.Hour) // open: active 1
+			}
 		}
 		do(func(a metricsAPI) { a.Record(r, end) })
 		if i == 200 {

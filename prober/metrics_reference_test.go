@@ -19,6 +19,7 @@ type refMetrics struct {
 	probes, good, outputTokens, promptTokens, cachedTokens *prometheus.CounterVec
 	failures, sloViolations, validationFailures            *prometheus.CounterVec
 	skipped, warmup                                        *prometheus.CounterVec
+	warmupActive                                           *prometheus.GaugeVec
 
 	lastSuccess, lastProbeTime, lastSuccessTime *prometheus.GaugeVec
 	slo, interval                               *prometheus.GaugeVec
@@ -72,8 +73,10 @@ func newRefMetrics(reg prometheus.Registerer) *refMetrics {
 		skipped: refCounter("probes_skipped_total",
 			"Scheduled probes not run: the previous run overran the interval (overlap) or no slot was free under max_concurrent_probes (concurrency_limit).", "reason"),
 		warmup: refCounter("warmup_probes_total",
-			"Probes run in the warm-up after a target restart (warmup.probes, warmup.duration), kept out of probes_total, probes_good_total, probe_failures_total, slo_violations_total and the latency histograms, by outcome (good, slo_violation, failure).", "outcome"),
+			"Probes run in the warm-up after a target restart (warmup.probes, warmup.duration), by outcome (good, slo_violation, failure). They count in probes_total and probe_failures_total as any probe; a successful one counts as good and stays out of slo_violations_total and the latency histograms.", "outcome"),
 
+		warmupActive: refGauge("warmup_active",
+			"1 while a warm-up after a target restart is open (probes and time left in warmup.probes and warmup.duration), else 0."),
 		lastSuccess:     refGauge("last_probe_success", "1 if the last probe succeeded, else 0."),
 		lastProbeTime:   refGauge("last_probe_timestamp_seconds", "Unix time when the last probe finished."),
 		lastSuccessTime: refGauge("last_success_timestamp_seconds", "Unix time when the last successful probe finished."),
@@ -88,7 +91,7 @@ func newRefMetrics(reg prometheus.Registerer) *refMetrics {
 	}
 	reg.MustRegister(m.headers, m.ttft, m.tpot, m.itl, m.e2el, m.probes, m.good, m.failures,
 		m.outputTokens, m.promptTokens, m.cachedTokens, m.sloViolations, m.validationFailures,
-		m.skipped, m.warmup, m.lastSuccess, m.lastProbeTime, m.lastSuccessTime, m.slo, m.interval, m.inFlight, m.scheduleDelay)
+		m.skipped, m.warmup, m.warmupActive, m.lastSuccess, m.lastProbeTime, m.lastSuccessTime, m.slo, m.interval, m.inFlight, m.scheduleDelay)
 	return m
 }
 
@@ -120,6 +123,7 @@ func (m *refMetrics) Init(target, model, module string, interval time.Duration, 
 		m.warmup.WithLabelValues(append(l, o)...)
 	}
 	m.interval.WithLabelValues(l...).Set(interval.Seconds())
+	m.warmupActive.WithLabelValues(l...)
 }
 
 // Delete removes every series of a schedule (a removed target or module).
@@ -128,7 +132,7 @@ func (m *refMetrics) Delete(target, model, module string) {
 	for _, c := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
 		m.headers, m.ttft, m.tpot, m.itl, m.e2el, m.probes, m.good, m.failures, m.outputTokens,
 		m.promptTokens, m.cachedTokens, m.sloViolations, m.validationFailures, m.skipped, m.warmup,
-		m.lastSuccess, m.lastProbeTime, m.lastSuccessTime, m.slo, m.interval,
+		m.warmupActive, m.lastSuccess, m.lastProbeTime, m.lastSuccessTime, m.slo, m.interval,
 	} {
 		c.DeletePartialMatch(match)
 	}
@@ -143,15 +147,12 @@ func (m *refMetrics) Record(r *Result, end time.Time) {
 	}
 	if r.Warmup != "" {
 		m.warmup.WithLabelValues(append(l, warmupOutcome(r))...).Inc()
-		m.lastProbeTime.WithLabelValues(l...).Set(float64(end.UnixNano()) / 1e9)
-		if !r.Success() {
-			m.lastSuccess.WithLabelValues(l...).Set(0)
-			return
-		}
-		m.lastSuccess.WithLabelValues(l...).Set(1)
-		m.lastSuccessTime.WithLabelValues(l...).Set(float64(end.UnixNano()) / 1e9)
-		return
 	}
+	active := 0.0
+	if time.Now().Before(r.WarmupUntil) {
+		active = 1
+	}
+	m.warmupActive.WithLabelValues(l...).Set(active)
 	m.probes.WithLabelValues(l...).Inc()
 	m.lastProbeTime.WithLabelValues(l...).Set(float64(end.UnixNano()) / 1e9)
 	for _, v := range r.ValidationFailures {
@@ -164,6 +165,13 @@ func (m *refMetrics) Record(r *Result, end time.Time) {
 	}
 	m.lastSuccess.WithLabelValues(l...).Set(1)
 	m.lastSuccessTime.WithLabelValues(l...).Set(float64(end.UnixNano()) / 1e9)
+	m.outputTokens.WithLabelValues(l...).Add(float64(r.OutputTokens))
+	m.promptTokens.WithLabelValues(l...).Add(float64(r.PromptTokens))
+	m.cachedTokens.WithLabelValues(l...).Add(float64(r.CachedTokens))
+	if r.Warmup != "" {
+		m.good.WithLabelValues(l...).Inc() // latencies waived
+		return
+	}
 	refObserve(m.headers, l, r.Headers, ex)
 	refObserve(m.ttft, l, r.TTFT, ex)
 	refObserve(m.e2el, l, r.E2EL, ex)
@@ -174,9 +182,6 @@ func (m *refMetrics) Record(r *Result, end time.Time) {
 	for _, d := range r.ITL {
 		itl.Observe(d.Seconds())
 	}
-	m.outputTokens.WithLabelValues(l...).Add(float64(r.OutputTokens))
-	m.promptTokens.WithLabelValues(l...).Add(float64(r.PromptTokens))
-	m.cachedTokens.WithLabelValues(l...).Add(float64(r.CachedTokens))
 	for _, s := range r.SLOViolations {
 		m.sloViolations.WithLabelValues(append(l, s)...).Inc()
 	}

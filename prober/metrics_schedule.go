@@ -58,6 +58,7 @@ type schedule struct {
 	validation                                  []float64  // by Validators
 	skipped                                     [2]float64 // overlap, concurrency
 	warmup                                      [3]float64 // by WarmupOutcomes (metrics_warmup.go)
+	warmupUntil                                 time.Time  // the open warm-up's end (Result.WarmupUntil)
 	probed, succeeded                           bool
 	lastSuccess, lastProbeTime, lastSuccessTime float64
 	hists                                       [numHists]*exposition.Histogram
@@ -89,10 +90,7 @@ func (s *schedule) record(r *Result, end time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts := float64(end.UnixNano()) / 1e9
-	if r.Warmup != "" {
-		s.recordWarmup(r, ts) // kept out of the SLO counters (warmup.go)
-		return
-	}
+	s.recordWarmup(r) // counted there too, never instead (warmup.go)
 	s.probes++
 	s.probed, s.lastProbeTime = true, ts
 	for _, v := range r.ValidationFailures {
@@ -110,6 +108,14 @@ func (s *schedule) record(r *Result, end time.Time) {
 		return
 	}
 	s.succeeded, s.lastSuccess, s.lastSuccessTime = true, 1, ts
+	s.outputTokens += float64(r.OutputTokens)
+	s.promptTokens += float64(r.PromptTokens)
+	s.cachedTokens += float64(r.CachedTokens)
+	if r.Warmup != "" {
+		// Warm-up waives its latencies, and so its SLOs: good.
+		s.good++
+		return
+	}
 	ex := exemplarOf(r)
 	s.observe(histHeaders, r.Headers, ex, end)
 	s.observe(histTTFT, r.TTFT, ex, end)
@@ -121,9 +127,6 @@ func (s *schedule) record(r *Result, end time.Time) {
 	for _, d := range r.ITL {
 		itl.Observe(d.Seconds(), "", end)
 	}
-	s.outputTokens += float64(r.OutputTokens)
-	s.promptTokens += float64(r.PromptTokens)
-	s.cachedTokens += float64(r.CachedTokens)
 	for _, name := range r.SLOViolations {
 		if i := slices.Index(SLONames, name); i >= 0 {
 			s.sloViolations[i]++

@@ -1,18 +1,33 @@
 package prober
 
+import "time"
+
 var warmupLabels = labelsOf("outcome", WarmupOutcomes)
 
-// familyWarmupProbes counts the probes that warm-up kept out of the SLO
-// counters (warmup.go), by outcome; written at zero from the start.
+// familyWarmupProbes counts the probes of a warm-up (warmup.go), by
+// outcome; written at zero from the start. They count in probes_total too.
 var familyWarmupProbes = counters("llm_prober_warmup_probes_total",
-	"Probes run in the warm-up after a target restart (warmup.probes, warmup.duration), kept out of probes_total, probes_good_total, probe_failures_total, slo_violations_total and the latency histograms, by outcome (good, slo_violation, failure).",
+	"Probes run in the warm-up after a target restart (warmup.probes, warmup.duration), by outcome (good, slo_violation, failure). They count in probes_total and probe_failures_total as any probe; a successful one counts as good and stays out of slo_violations_total and the latency histograms.",
 	warmupLabels, func(s *schedule) []float64 { return s.warmup[:] })
 
-// recordWarmup adds a warm-up probe: its outcome and the last-probe
-// gauges, nothing of the SLO, goodput, token or latency series. Called
-// with s.mu held.
-func (s *schedule) recordWarmup(r *Result, ts float64) {
-	s.probed, s.lastProbeTime = true, ts
+// familyWarmupActive says whether a warm-up is open: the next probes'
+// latencies may be kept out of the SLO series.
+var familyWarmupActive = gauge("llm_prober_warmup_active",
+	"1 while a warm-up after a target restart is open (probes and time left in warmup.probes and warmup.duration), else 0.",
+	always, func(s *schedule) float64 {
+		if !s.warmupUntil.IsZero() && time.Now().Before(s.warmupUntil) {
+			return 1
+		}
+		return 0
+	})
+
+// recordWarmup counts a warm-up probe by outcome and keeps the warm-up's
+// end. Called with s.mu held, for every probe.
+func (s *schedule) recordWarmup(r *Result) {
+	s.warmupUntil = r.WarmupUntil
+	if r.Warmup == "" {
+		return
+	}
 	switch warmupOutcome(r) {
 	case WarmupGood:
 		s.warmup[0]++
@@ -20,8 +35,5 @@ func (s *schedule) recordWarmup(r *Result, ts float64) {
 		s.warmup[1]++
 	default:
 		s.warmup[2]++
-		s.lastSuccess = 0
-		return
 	}
-	s.succeeded, s.lastSuccess, s.lastSuccessTime = true, 1, ts
 }

@@ -48,12 +48,14 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 	ct := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 		r.conn, r.connected = nil, true
 		// An HTTP/2 connection carries other streams too: its latest read
-		// says nothing about this one's chunks.
+		// says nothing about this one's chunks, nor its bytes about this
+		// one's headers.
 		if tc, ok := info.Conn.(interface{ ConnectionState() tls.ConnectionState }); ok &&
 			tc.ConnectionState().NegotiatedProtocol == "h2" {
 			return
 		}
 		r.conn = rxConnFor(info.Conn)
+		r.conn.armHeaders()
 	}}
 	phaseHooks(ct, &r.Phases)
 	ctx = httptrace.WithClientTrace(ctx, ct)
@@ -65,6 +67,7 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 	r.tracef("sending request", "url", t.RedactedURL()+endpointPath(m.API), "model", t.Model, "probe_id", id)
 	r.Start = time.Now()
 	resp, err := client.Do(req)
+	r.conn.headersRead()
 	if err != nil {
 		return redactURLError(err, t.RedactedURL()+endpointPath(m.API))
 	}
@@ -207,6 +210,9 @@ func readStream(body io.Reader, r *Result) error {
 		}
 	}
 	r.Output = truncateBytes(output.String(), MaxOutputBytes)
+	if err := last.check(); err != nil {
+		return err // before the counts go into r: they never reach a counter
+	}
 	if last != nil && last.CompletionTokens > 0 {
 		r.UsageReported = true
 		r.OutputTokens = last.CompletionTokens

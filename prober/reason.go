@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/llm-prober/llm-prober/httpclient"
@@ -43,6 +45,8 @@ const (
 	ReasonValidation        Reason = "validation"          // output failed a configured validator
 	ReasonRedirect          Reason = "redirect"            // a 3xx not followed; the location is in the error
 	ReasonLimitExceeded     Reason = "limit_exceeded"      // the response passed a fixed cap (limits.go)
+	ReasonInvalidUsage      Reason = "invalid_usage"       // usage token counts outside [0, MaxUsageTokens]
+	ReasonProtocolError     Reason = "protocol_error"      // the reply broke HTTP: not HTTP at all, a malformed status line or header
 	ReasonOther             Reason = "other"               // anything else (bad request build, unknown transport error)
 )
 
@@ -52,7 +56,7 @@ var Reasons = []Reason{
 	ReasonTimeoutFirstToken, ReasonTimeoutDecode, ReasonTimeoutTokenize, ReasonHTTP4xx,
 	ReasonRateLimited, ReasonHTTP5xx, ReasonNotEventStream, ReasonMalformedChunk,
 	ReasonStreamError, ReasonStreamBroken, ReasonEmptyOutput, ReasonValidation, ReasonRedirect,
-	ReasonLimitExceeded, ReasonOther,
+	ReasonLimitExceeded, ReasonInvalidUsage, ReasonProtocolError, ReasonOther,
 }
 
 // probeError is a failure with its classification.
@@ -138,6 +142,23 @@ func classifyTransport(err error) Reason {
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
 		return reasonTimeout
+	}
+	return protocolReason(err)
+}
+
+// protocolReason classifies what net/http found wrong in a reply it read
+// (it has no error types for most): headers past the transport's cap,
+// or a reply that is not valid HTTP (an SSH banner, a header line without
+// a colon, a malformed status line or Content-Length).
+func protocolReason(err error) Reason {
+	var pe textproto.ProtocolError
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "server response headers exceeded"):
+		return ReasonLimitExceeded
+	case errors.As(err, &pe), strings.Contains(msg, "transport connection broken: "),
+		strings.Contains(msg, "malformed HTTP"):
+		return ReasonProtocolError
 	}
 	return ReasonOther
 }

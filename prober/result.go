@@ -40,8 +40,12 @@ type Result struct {
 	ValidationFailures []string // validator names
 	Good               bool     // succeeded and met every configured SLO
 	// Warmup is set (server_restart, failure_streak) for a probe of the
-	// warm-up after a target restart, kept out of the SLO counters.
+	// warm-up after a target restart: if it succeeded, its latencies are
+	// kept out of the SLO series; a failure counts as any other.
 	Warmup string
+	// WarmupUntil is when the warm-up open after this probe ends (more of
+	// the next probes may be warm-up); zero when none is open.
+	WarmupUntil time.Time
 
 	// Prefill: the cache mode and prompt sizing of a module with cache
 	// cold or paired or with prompt_tokens (cache.go); nil otherwise.

@@ -3,6 +3,7 @@ package prober
 import (
 	"context"
 	"io"
+	"math"
 	"net"
 	"os"
 	"sync"
@@ -24,6 +25,27 @@ type rxConn struct {
 	key     string       // in rxConns
 	oob     []byte       // control messages; reads are never concurrent
 	arrived atomic.Int64 // when the data read last arrived, as monotonic time since rxEpoch; 0 = nothing read
+	// headerLeft is what may still be read before the response headers
+	// are in (armHeaders, headersRead); noHeaderCap while none is awaited.
+	headerLeft atomic.Int64
+}
+
+const noHeaderCap = math.MaxInt64
+
+// armHeaders starts counting what the connection reads towards the cap on
+// response headers: the request about to be sent has it (GotConn).
+func (c *rxConn) armHeaders() {
+	if c != nil {
+		c.headerLeft.Store(MaxResponseHeaderBytes + headerSlack)
+	}
+}
+
+// headersRead stops counting: the response headers are in, what follows
+// is the body.
+func (c *rxConn) headersRead() {
+	if c != nil {
+		c.headerLeft.Store(noHeaderCap)
+	}
 }
 
 // rxEpoch anchors arrival times on the monotonic clock, so that a wall
@@ -71,6 +93,7 @@ func dialTimestamped(ctx context.Context, network, addr string) (net.Conn, error
 	}
 	rc := &rxConn{tcp: tcp, raw: raw, key: connKey(tcp.LocalAddr(), tcp.RemoteAddr()),
 		oob: make([]byte, unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))))}
+	rc.headerLeft.Store(noHeaderCap)
 	rxConns.Store(rc.key, rc)
 	return rc, nil
 }
@@ -107,6 +130,9 @@ func (c *rxConn) Read(p []byte) (int, error) {
 			Err: os.NewSyscallError("recvmsg", err)}
 	case n == 0:
 		return 0, io.EOF
+	}
+	if c.headerLeft.Load() != noHeaderCap && c.headerLeft.Add(-int64(n)) < 0 {
+		return 0, errHeadersTooLarge
 	}
 	// The lag is taken now, against the kernel's wall-clock stamp, and
 	// kept as monotonic time. Data without a stamp arrived by now.

@@ -10,21 +10,24 @@ import (
 )
 
 // Warm-up after a target restart. A server's first requests after a start
-// are slow (graph capture, cache allocation, lazy compilation): the first
-// probes after a restart are kept out of the SLO and goodput counters and
-// counted apart, in llm_prober_warmup_probes_total, so that a deploy does
-// not burn the error budget. A restart is seen two ways:
+// are slow (graph capture, cache allocation, lazy compilation): the
+// latencies of the first successful probes after a restart are kept out
+// of the SLO series (latency histograms, slo_violations_total; they count
+// as good), so that a deploy does not burn the latency budget. Warm-up
+// never hides a failure: a failed warm-up probe counts in probes_total and
+// probe_failures_total as any other. Every warm-up probe is also counted
+// in llm_prober_warmup_probes_total. A restart is seen two ways:
 //
-//   - server_restart: the target's own metrics say so (a new process start
-//     time, or counters that went down), via a RestartSource;
+//   - server_restart: the target's own metrics say so (a new process
+//     start time, or counters that went down), via a RestartSource;
 //   - failure_streak: probes found the server down (see serverDown) and a
 //     later probe reached it again. This needs no server metrics.
 //
 // A warm-up opens at the first probe after the restart that reached the
 // server, and takes at most warmup.probes probes, started within
-// warmup.duration of its first one. A probe that finds the server down is
-// never warm-up: it counts as the failure it is, and ends a warm-up in
-// progress, so a crash-looping server still burns its budget.
+// warmup.duration of its first one; it opens at most once per
+// warmup.duration, however often the server restarts. A probe that finds
+// the server down is never warm-up and ends a warm-up in progress.
 
 // RestartSource tells when a target's server last restarted, as seen in
 // its own metrics (collector.Manager implements it).
@@ -81,9 +84,9 @@ func (s *Scheduler) warmUp(j *job, r *Result) {
 		at, ok = s.restarts.LastRestart(j.target.Name)
 	}
 	trigger, opened := j.warmup.classify(r, at, ok)
-	r.Warmup = trigger
+	r.Warmup, r.WarmupUntil = trigger, j.warmup.until()
 	if opened {
-		level.Info(s.logger).Log("msg", "Target warming up after a restart: its next probes are kept out of the SLO counters",
+		level.Info(s.logger).Log("msg", "Target warming up after a restart: the latencies of its next successful probes are kept out of the SLO series",
 			"target", r.Target, "module", r.Module, "trigger", trigger,
 			"probes", j.warmup.cfg.Probes, "duration", j.warmup.cfg.Duration)
 	}
@@ -120,9 +123,8 @@ func (w *warmup) classify(r *Result, restart time.Time, ok bool) (trigger string
 		// A warm-up opened after the restart (by the failure streak it
 		// caused) has covered it already.
 		covered := !w.opened.IsZero() && !w.opened.Before(restart)
-		if !covered && w.pending != WarmupFailureStreak {
-			// Restarted again during a warm-up: start over.
-			w.trigger = ""
+		// A restart during an open warm-up is covered by it.
+		if !covered && w.pending != WarmupFailureStreak && w.trigger == "" {
 			// Seen late (a scrape after the restart), the warm-up may
 			// be over: no probe opens it after restart + duration.
 			w.pending, w.since, w.deadline = WarmupServerRestart, restart, restart.Add(d)
@@ -149,8 +151,25 @@ func (w *warmup) classify(r *Result, restart time.Time, ok bool) (trigger string
 		w.pending = "" // seen too late: the warm-up is over
 		return "", false
 	}
+	if !w.opened.IsZero() && r.Start.Before(w.opened.Add(d)) {
+		w.pending = "" // at most one warm-up per duration: a crash loop gets none
+		return "", false
+	}
 	w.trigger, w.opened, w.left, w.pending = w.pending, r.Start, w.cfg.Probes-1, ""
 	return w.trigger, true
+}
+
+// WarmupOpen reports whether the warm-up open after r is still open, for
+// the status page.
+func (r *Result) WarmupOpen() bool { return time.Now().Before(r.WarmupUntil) }
+
+// until is when the open warm-up ends, zero when none is open or it has
+// no probe left; see Result.WarmupUntil.
+func (w *warmup) until() time.Time {
+	if w.trigger == "" || w.left <= 0 {
+		return time.Time{}
+	}
+	return w.opened.Add(time.Duration(w.cfg.Duration))
 }
 
 // serverDown reports whether a failed probe found no server at all: the

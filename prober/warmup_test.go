@@ -59,14 +59,22 @@ func TestWarmupClassify(t *testing.T) {
 			{at: 69 * time.Second, reason: ok, want: WarmupFailureStreak},
 			{at: 71 * time.Second, reason: ok},
 		},
-		"down again during warm-up ends it and counts": {
+		"down again during warm-up ends it; none reopens within duration": {
 			{at: 0, reason: down},
 			{at: 10 * time.Second, reason: ok, want: WarmupFailureStreak},
 			{at: 20 * time.Second, reason: ReasonTimeoutConnect},
-			{at: 30 * time.Second, reason: ok, want: WarmupFailureStreak}, // a new warm-up
-			{at: 40 * time.Second, reason: ok, want: WarmupFailureStreak},
-			{at: 50 * time.Second, reason: ok, want: WarmupFailureStreak},
-			{at: 60 * time.Second, reason: ok},
+			{at: 30 * time.Second, reason: ok}, // a crash loop gets no second warm-up
+			{at: 40 * time.Second, reason: ok},
+			{at: 75 * time.Second, reason: down},
+			{at: 80 * time.Second, reason: ok, want: WarmupFailureStreak}, // a duration later
+		},
+		"restarts during a warm-up are covered by it": {
+			{at: 0, reason: ok},
+			{at: 10 * time.Second, reason: ok, restart: 5 * time.Second, want: WarmupServerRestart},
+			{at: 20 * time.Second, reason: ok, restart: 15 * time.Second, want: WarmupServerRestart},
+			{at: 30 * time.Second, reason: ok, restart: 25 * time.Second, want: WarmupServerRestart},
+			{at: 40 * time.Second, reason: ok, restart: 35 * time.Second},
+			{at: 50 * time.Second, reason: ok, restart: 45 * time.Second},
 		},
 		"a server restart opens N probes from the first started after it": {
 			{at: 0, reason: ok},
@@ -221,8 +229,8 @@ func readWarmupCounts(t *testing.T, m *Metrics) warmupCounts {
 // End to end on loopback: a mock vLLM restarted under the prober (a new
 // instance, its counters reset), seen by the collector scraping it: the
 // next N probes, slow ones included, count as warm-up and the SLO
-// counters do not move; before the restart and after the warm-up every
-// probe counts as usual.
+// latency series do not move, the probes count as good; before the
+// restart and after the warm-up every probe counts as usual.
 func TestWarmupAfterMockRestart(t *testing.T) {
 	t.Run("new instance", func(t *testing.T) { testWarmupAfterMockRestart(t, false) })
 	// Counters that keep growing: only the start time tells.
@@ -314,9 +322,9 @@ func testWarmupAfterMockRestart(t *testing.T, startTimeOnly bool) {
 	if c.warmup[WarmupSLOViolation] != n || c.warmup[WarmupGood] != 0 || c.warmup[WarmupFailure] != 0 {
 		t.Errorf("warm-up outcomes %v, want %d slo_violation (the slow first requests)", c.warmup, n)
 	}
-	if c.probes != normal || c.good != normalGood || c.failures != 0 || c.violation != normalViolations || float64(c.ttft) != normal {
-		t.Errorf("SLO counters %+v; want probes %v good %v, no failures, %v violations, %v TTFTs: warm-up probes counted",
-			c, normal, normalGood, normalViolations, normal)
+	if c.probes != normal+n || c.good != normalGood+n || c.failures != 0 || c.violation != normalViolations || float64(c.ttft) != normal {
+		t.Errorf("SLO counters %+v; want probes %v good %v, no failures, %v violations, %v TTFTs: warm-up latencies counted",
+			c, normal+n, normalGood+n, normalViolations, normal)
 	}
 }
 
@@ -359,8 +367,8 @@ func TestWarmupAfterFailureStreak(t *testing.T) {
 		}
 	}
 	c := readWarmupCounts(t, metrics)
-	if c.warmup[WarmupGood] != 2 || c.failures != 2 || c.probes < 4 || c.probes != float64(len(got)-2) {
-		t.Errorf("counts %+v after %v: want 2 warm-up probes apart, the 2 failures counted", c, got)
+	if c.warmup[WarmupGood] != 2 || c.failures != 2 || c.probes != float64(len(got)) || c.good != float64(len(got)-2) || c.ttft != uint64(len(got)-4) {
+		t.Errorf("counts %+v after %v: want every probe counted, the 2 warm-up ones good without their TTFT, the 2 failures", c, got)
 	}
 }
 

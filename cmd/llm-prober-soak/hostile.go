@@ -28,7 +28,7 @@ type hostileRun struct {
 	problems           []string
 }
 
-// hostileSoak runs the prober against the ten hostile targets: a calm
+// hostileSoak runs the prober against the thirteen hostile targets: a calm
 // phase for the baseline, the hostile phase with reloads, a calm phase to
 // settle, then checks every bound.
 func hostileSoak(o options) error {

@@ -14,7 +14,7 @@ type hostileKind struct {
 	handler http.HandlerFunc
 }
 
-// hostileKinds are the ten targets, one per kind, in the order of
+// hostileKinds are the thirteen targets, one per kind, in the order of
 // docs/reliability.md. The redirect's handler is built by the server,
 // which knows where it points.
 var hostileKinds = []hostileKind{
@@ -28,6 +28,9 @@ var hostileKinds = []hostileKind{
 	{"keep_alive", "`: keep-alive` comments every 5ms, forever", []string{"timeout"}, keepAlive},
 	{"drip", "a valid endless stream, one byte every 5ms", []string{"timeout"}, drip},
 	{"reset", "headers and 3 events, then a TCP reset (SO_LINGER 0)", []string{"stream_broken"}, resetMidStream},
+	{"bad_usage", "a complete stream whose usage says prompt_tokens -15", []string{"invalid_usage"}, badUsage},
+	{"not_http", "an SSH banner instead of an HTTP response", []string{"protocol_error"}, notHTTP},
+	{"huge_headers", "a 10 MB response header, then a valid stream", []string{"limit_exceeded"}, hugeHeaders},
 }
 
 // expected reports whether reason is one that kind k may fail with.

@@ -135,3 +135,42 @@ func writeReset(conn net.Conn, buf *bufio.ReadWriter) {
 		_ = tc.SetLinger(0) // Close sends RST
 	}
 }
+
+// badUsage sends a complete stream whose usage would drive the token
+// counters negative (issue 22).
+func badUsage(w http.ResponseWriter, r *http.Request) {
+	startStream(w, r)
+	_, _ = io.WriteString(w, tinyEvent+`data: {"choices":[{"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":-15,"completion_tokens":1}}`+"\n\ndata: [DONE]\n\n")
+}
+
+// notHTTP answers as another protocol on the port would.
+func notHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_, _ = buf.WriteString("SSH-2.0-OpenSSH_9.6\r\n")
+	_ = buf.Flush()
+}
+
+// hugeHeaders sends 10 MB of one header before a valid stream, what
+// net/http reads by default.
+func hugeHeaders(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Pad: ")
+	pad := strings.Repeat("a", 64<<10)
+	for range 160 {
+		if _, err := buf.WriteString(pad); err != nil {
+			return
+		}
+	}
+	_, _ = buf.WriteString("\r\n\r\n" + tinyEvent + "data: [DONE]\n\n")
+	_ = buf.Flush()
+}

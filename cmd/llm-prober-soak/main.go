@@ -38,7 +38,7 @@ func main() {
 	flag.DurationVar(&o.sample, "sample", 30*time.Second, "How often to sample and print a row (--hostile samples every second and prints every 30s).")
 	flag.Float64Var(&o.faultRate, "fault-rate", 0.3, "Share of mock requests that get a fault, spread evenly over every fault class.")
 	flag.StringVar(&o.workDir, "work-dir", "", "Where to write the config and the prober's log (default: a temporary directory).")
-	flag.BoolVar(&hostile, "hostile", false, "Probe ten hostile servers instead of the mock (--targets and --fault-rate do not apply).")
+	flag.BoolVar(&hostile, "hostile", false, "Probe thirteen hostile servers instead of the mock (--targets and --fault-rate do not apply).")
 	o.hostile.register()
 	flag.BoolVar(&serve, "hostile-serve", false, "Internal: serve the hostile targets in this process (the --hostile run starts it).")
 	flag.Parse()

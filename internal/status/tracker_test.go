@@ -117,3 +117,18 @@ func TestTrackerReadsServerOnceScraped(t *testing.T) {
 		t.Errorf("after the scrape, in the same minute: %+v %v", s.Latest, ok)
 	}
 }
+
+// As in the metrics: a failed warm-up probe is a failure, a successful
+// one is good and its latencies stay out of the percentiles.
+func TestTrackerWarmup(t *testing.T) {
+	now := t0
+	tr := NewTracker(nil)
+	tr.now = func() time.Time { return now }
+	tr.Observe(&prober.Result{Target: "v", Module: "chat", Reason: prober.ReasonHTTP5xx, Warmup: prober.WarmupServerRestart})
+	tr.Observe(&prober.Result{Target: "v", Module: "chat", TTFT: 9 * time.Second, HasTTFT: true, SLOViolations: []string{"ttft"}, Warmup: prober.WarmupServerRestart})
+	tr.Observe(&prober.Result{Target: "v", Module: "chat", TTFT: 100 * time.Millisecond, HasTTFT: true, Good: true})
+	j, _ := tr.Job("v", "chat")
+	if j.Probes != 3 || j.OK != 2 || j.Good != 2 || j.TTFT.N != 1 || j.TTFT.P99 != 100*time.Millisecond {
+		t.Errorf("%+v; want 3 probes, 2 ok, 2 good, the warm-up's 9 s TTFT left out", j)
+	}
+}

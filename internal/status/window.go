@@ -52,8 +52,9 @@ type window struct {
 }
 
 // add records a probe that ended at end. l holds its latencies, which
-// count only for a success; rnd(n) returns a random int in [0, n).
-func (w *window) add(end time.Time, success, good bool, l latencies, rnd func(int) int) {
+// count only for a success, and only if sampled; rnd(n) returns a random
+// int in [0, n).
+func (w *window) add(end time.Time, success, good, sampled bool, l latencies, rnd func(int) int) {
 	m := int32(end.Unix() / 60)
 	b := &w.minutes[int(m)%Minutes]
 	if b.at != m {
@@ -67,7 +68,7 @@ func (w *window) add(end time.Time, success, good bool, l latencies, rnd func(in
 		b.good++
 	}
 	w.last = end
-	if !success {
+	if !success || !sampled {
 		return
 	}
 	s := sample{at: uint32(end.Unix()), ttft: float32(l.ttft), tpot: float32(l.tpot), e2el: float32(l.e2el)}

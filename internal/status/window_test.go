@@ -24,7 +24,7 @@ func TestWindowSummary(t *testing.T) {
 		if i%2 == 0 {
 			tpot = -1 // one output token: no TPOT
 		}
-		w.add(end, ok, ok && i%8 != 0, latencies{float64(i+1) / 1000, tpot, 2 * float64(i+1) / 1000}, rng.IntN)
+		w.add(end, ok, ok && i%8 != 0, true, latencies{float64(i+1) / 1000, tpot, 2 * float64(i+1) / 1000}, rng.IntN)
 	}
 	now := t0.Add(40 * time.Minute)
 	s := w.summary(now)
@@ -74,15 +74,15 @@ func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millise
 // reused by the minute an hour later.
 func TestWindowForgetsAfterAnHour(t *testing.T) {
 	var w window
-	w.add(t0, false, false, latencies{0, -1, 0}, rand.IntN)
-	w.add(t0.Add(30*time.Second), true, true, latencies{0.5, 0.01, 0.6}, rand.IntN)
+	w.add(t0, false, false, true, latencies{0, -1, 0}, rand.IntN)
+	w.add(t0.Add(30*time.Second), true, true, true, latencies{0.5, 0.01, 0.6}, rand.IntN)
 	if s := w.summary(t0.Add(59 * time.Minute)); s.Probes != 2 || s.TTFT.N != 1 {
 		t.Fatalf("within the hour: %d probes, %d TTFTs", s.Probes, s.TTFT.N)
 	}
 	if s := w.summary(t0.Add(60 * time.Minute)); s.Probes != 0 || s.TTFT.N != 0 || !math.IsNaN(s.SuccessRatio()) {
 		t.Errorf("an hour later: %d probes, %d TTFTs, ratio %v", s.Probes, s.TTFT.N, s.SuccessRatio())
 	}
-	w.add(t0.Add(60*time.Minute), true, false, latencies{0.1, -1, 0.2}, rand.IntN) // same slot, next hour
+	w.add(t0.Add(60*time.Minute), true, false, true, latencies{0.1, -1, 0.2}, rand.IntN) // same slot, next hour
 	if s := w.summary(t0.Add(60 * time.Minute)); s.Probes != 1 || s.OK != 1 || s.Good != 0 {
 		t.Errorf("the reused slot: %+v", s)
 	}
@@ -98,7 +98,7 @@ func TestWindowBoundedAtHighRates(t *testing.T) {
 	for i := range 2 * 60 * perMinute {
 		end := t0.Add(time.Duration(i) * 100 * time.Millisecond)
 		// TTFT rises through each minute: 0..599 ms.
-		w.add(end, true, true, latencies{float64(i%perMinute) / 1000, -1, 1}, rng.IntN)
+		w.add(end, true, true, true, latencies{float64(i%perMinute) / 1000, -1, 1}, rng.IntN)
 	}
 	if len(w.samples) != maxSamples || cap(w.samples) > 2*maxSamples {
 		t.Errorf("%d samples (cap %d), want %d", len(w.samples), cap(w.samples), maxSamples)
