@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # release binary is built with (scripts/build.sh): the dependencies (the
 # Kubernetes client, Prometheus's discovery) are compiled once and shared by
 # promtool, Prometheus, the binary, the benchmarks and the deploy tests.
-export CGO_ENABLED=0 GOFLAGS=-trimpath
+export CGO_ENABLED=0 GOFLAGS="$(go env GOFLAGS) -trimpath"
 
 started=$SECONDS
 step() {

@@ -88,7 +88,7 @@ func TestStatusPage(t *testing.T) {
 		t.Error("no auto-refresh")
 	}
 	// A test binary is a plain go build: the version comes from build info.
-	if !regexp.MustCompile(`version \S+, revision \S+, go1\.`).MatchString(page) {
+	if !regexp.MustCompile(`version \S+, revision \S+, (branch \S+, )?(built \S+, )?go1\.`).MatchString(page) {
 		t.Errorf("no version line in:\n%.600s", page)
 	}
 }
