@@ -53,6 +53,7 @@ type snapshot struct {
 	samples   []sample
 	pt        []ptFamily
 	ptDropped int
+	badHist   int // histograms dropped by validHistogram
 }
 
 // scraper fetches one target's exposition on its own ticker.
@@ -62,6 +63,7 @@ type scraper struct {
 	clientErr error         // the client could not be built: every scrape fails
 	slots     chan struct{} // the Manager's cap on scrapes in flight
 	res       []*regexp.Regexp
+	filter    *familyFilter
 	logger    log.Logger
 	cancel    context.CancelFunc
 	done      chan struct{}
@@ -90,6 +92,16 @@ func newScraper(spec *targetSpec, client *http.Client, clientErr error, slots ch
 		}
 		s.res = append(s.res, re)
 	}
+	var ms []*Mapping // nil for openai: health and passthrough only
+	switch {
+	case spec.backend == "" || spec.backend == config.BackendAuto:
+		for _, m := range registry {
+			ms = append(ms, m)
+		}
+	case registry[spec.backend] != nil:
+		ms = []*Mapping{registry[spec.backend]}
+	}
+	s.filter = newFamilyFilter(ms, s.res)
 	return s
 }
 
@@ -195,7 +207,7 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 // process turns a body into a snapshot; the raw families are dropped
 // afterwards so memory is bounded by what we re-export.
 func (s *scraper) process(body []byte) (*snapshot, *scrapeError) {
-	fams, serr := parse(body)
+	fams, badHist, serr := parse(body, s.filter, MaxParsedSeries)
 	if serr != nil {
 		return nil, serr
 	}
@@ -213,7 +225,7 @@ func (s *scraper) process(body []byte) (*snapshot, *scrapeError) {
 	} else {
 		m = registry[s.spec.backend] // nil for openai: health and passthrough only
 	}
-	snap := &snapshot{backend: backend}
+	snap := &snapshot{backend: backend, badHist: badHist}
 	if m != nil {
 		var conflicts int
 		snap.samples, conflicts = normalize(m, fams, s.spec.model)

@@ -1,0 +1,176 @@
+package collector
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// MaxParsedSeries caps the samples (each bucket, _sum and _count line is
+// one) of mapped or passthrough families that one scrape may parse. The
+// parser's objects cost a few hundred bytes a sample, so the whole
+// exposition is never handed to it: an exposition of a million series
+// would grow the prober by hundreds of MiB. A real server's mapped
+// families are a few thousand samples.
+const MaxParsedSeries = 50_000
+
+// familyFilter keeps the lines of an exposition that belong to a family
+// some mapping reads or a passthrough regex selects; everything else is
+// skipped before parsing. Unknown syntax is kept, so that a page that is
+// not the text format still fails as parse.
+type familyFilter struct {
+	names map[string]struct{} // source names, with _total and alias spellings
+	res   []*regexp.Regexp
+}
+
+// newFamilyFilter wants the sources of every mapping in ms (all of them
+// for auto-detection) and the families res match.
+func newFamilyFilter(ms []*Mapping, res []*regexp.Regexp) *familyFilter {
+	f := &familyFilter{names: map[string]struct{}{}, res: res}
+	for _, m := range ms {
+		for _, r := range m.Rules {
+			for _, s := range r.Sources {
+				f.add(s.Name)
+				for alias, canon := range m.Aliases {
+					if rest, ok := strings.CutPrefix(s.Name, canon); ok {
+						f.add(alias + rest)
+					}
+				}
+			}
+		}
+	}
+	return f
+}
+
+// add wants name with and without _total (lookup matches both).
+func (f *familyFilter) add(name string) {
+	f.names[name] = struct{}{}
+	f.names[strings.TrimSuffix(name, "_total")] = struct{}{}
+	f.names[name+"_total"] = struct{}{}
+}
+
+// wants reports whether samples named name belong to a wanted family:
+// as named, or a histogram's or summary's family.
+func (f *familyFilter) wants(name string) bool {
+	if f.want(name) {
+		return true
+	}
+	for _, suf := range [...]string{"_bucket", "_count", "_sum", "_created"} {
+		if base, ok := strings.CutSuffix(name, suf); ok && f.want(base) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *familyFilter) want(name string) bool {
+	if _, ok := f.names[name]; ok {
+		return true
+	}
+	return matchAny(f.res, name)
+}
+
+// filter copies the wanted lines of body. over is true when they hold
+// more than limit samples; it stops reading there.
+func (f *familyFilter) filter(body []byte, limit int) (out []byte, over bool) {
+	samples := 0
+	// The last decision: consecutive lines are mostly of one family.
+	var last []byte
+	lastKeep := false
+	for len(body) > 0 {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i+1], body[i+1:]
+		} else {
+			body = nil
+		}
+		name, sample, known := lineName(line)
+		if !known {
+			out = append(out, line...)
+			continue
+		}
+		if len(name) == 0 {
+			continue
+		}
+		if last == nil || !bytes.Equal(name, last) {
+			last, lastKeep = append(last[:0], name...), f.wants(string(name))
+		}
+		if !lastKeep {
+			continue
+		}
+		if sample {
+			if samples++; samples > limit {
+				return nil, true
+			}
+		}
+		out = append(out, line...)
+	}
+	return out, false
+}
+
+// lineName finds the metric name of a text-format line: of a sample, or
+// of a HELP or TYPE comment. known is false for what it cannot read,
+// which is then left to the parser; a blank line or another comment has
+// an empty name and is dropped.
+func lineName(line []byte) (name []byte, sample, known bool) {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil, false, true
+	}
+	if line[0] == '#' {
+		rest := bytes.TrimLeft(line[1:], " \t")
+		kw, after, ok := bytes.Cut(rest, []byte(" "))
+		if !ok || string(kw) != "HELP" && string(kw) != "TYPE" {
+			return nil, false, true // a plain comment
+		}
+		name, ok = readName(bytes.TrimLeft(after, " \t"))
+		return name, false, ok
+	}
+	if line[0] == '{' {
+		name, ok := readQuoted(line[1:])
+		return name, true, ok
+	}
+	name, ok := readName(line)
+	return name, true, ok
+}
+
+// readName reads a legacy name up to '{', a blank or the end, or a quoted
+// (UTF-8) name.
+func readName(b []byte) ([]byte, bool) {
+	if len(b) > 0 && b[0] == '"' {
+		return readQuoted(b)
+	}
+	i := 0
+	for i < len(b) && isNameByte(b[i], i) {
+		i++
+	}
+	if i == 0 || i < len(b) && b[i] != '{' && b[i] != ' ' && b[i] != '\t' {
+		return nil, false
+	}
+	return b[:i], true
+}
+
+func isNameByte(c byte, i int) bool {
+	return c == '_' || c == ':' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' && i > 0
+}
+
+// readQuoted reads a "quoted" name at the start of b.
+func readQuoted(b []byte) ([]byte, bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return nil, false
+	}
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			s, err := strconv.Unquote(string(b[:i+1]))
+			if err != nil {
+				return nil, false
+			}
+			return []byte(s), true
+		}
+	}
+	return nil, false
+}
