@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +13,12 @@ import (
 
 // LoadFile reads, decodes, defaults and validates the file at path.
 func LoadFile(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 	if err != nil {
 		return nil, err
 	}
@@ -25,6 +31,9 @@ func LoadFile(path string) (*Config, error) {
 // (see Error): first all decoding errors; if there are none, all
 // validation errors.
 func Load(data []byte, filename string) (*Config, error) {
+	if len(data) > maxFileBytes {
+		return nil, &Error{File: filename, Line: 1, Msg: fmt.Sprintf("the file is over the %d MiB limit", maxFileBytes>>20)}
+	}
 	l := &loader{
 		file: filename, dir: filepath.Dir(filename), cfg: &Config{},
 		lines: map[string]int{}, resolved: map[*yaml.Node]bool{},
