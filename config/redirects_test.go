@@ -44,3 +44,45 @@ func TestHTTP2OffByDefault(t *testing.T) {
 		}
 	}
 }
+
+// Discovery clients follow no redirect unless the file says so (the
+// Prometheus default follows any, credentials and headers included), and
+// one that does may not carry credentials or headers.
+func TestDiscoveryFollowRedirects(t *testing.T) {
+	const head = "modules:\n  m:\n    messages: [{role: user, content: hi}]\ntarget_discovery:\n  - name: d\n    template: {modules: [m]}\n"
+	for _, tc := range []struct {
+		name, sd string
+		want     []bool // per http_sd item
+		err      string
+	}{
+		{"omitted", "    http_sd_configs:\n      - url: http://127.0.0.1:1/sd\n      - url: http://127.0.0.1:2/sd\n        follow_redirects: true\n", []bool{false, true}, ""},
+		{"kubernetes omitted", "    kubernetes_sd_configs:\n      - role: pod\n        api_server: http://127.0.0.1:3\n", nil, ""},
+		{"true with credentials", "    http_sd_configs:\n      - url: http://127.0.0.1:1/sd\n        follow_redirects: true\n        http_headers: {X-Tenant: {values: [a]}}\n", nil,
+			"test.yml:9: target_discovery[0].http_sd_configs[0].follow_redirects: a discovery that follows redirects would send its credentials and headers to whatever host or port a redirect names; remove follow_redirects: true or the credentials"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load([]byte(head+tc.sd), "test.yml")
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("Load = %v\nwant %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			clients := sdClients(c.TargetDiscovery[0], "")
+			if tc.want == nil {
+				if len(clients) != 1 || clients[0].FollowRedirects {
+					t.Errorf("kubernetes clients %+v, want one that follows no redirect", clients)
+				}
+				return
+			}
+			for i, w := range tc.want {
+				if got := clients[i].FollowRedirects; got != w {
+					t.Errorf("item %d follow_redirects %v, want %v", i, got, w)
+				}
+			}
+		})
+	}
+}
