@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/llm-prober/llm-prober/config"
 )
 
 // MaxParsedSeries caps the samples (each bucket, _sum and _count line is
@@ -41,6 +43,21 @@ func newFamilyFilter(ms []*Mapping, res []*regexp.Regexp) *familyFilter {
 		}
 	}
 	return f
+}
+
+// specFilter wants what spec's backend maps (every backend's for
+// auto-detection; none for openai) and what res select.
+func specFilter(spec *targetSpec, res []*regexp.Regexp) *familyFilter {
+	var ms []*Mapping
+	switch {
+	case spec.backend == "" || spec.backend == config.BackendAuto:
+		for _, m := range registry {
+			ms = append(ms, m)
+		}
+	case registry[spec.backend] != nil:
+		ms = []*Mapping{registry[spec.backend]}
+	}
+	return newFamilyFilter(ms, res)
 }
 
 // add wants name with and without _total (lookup matches both).

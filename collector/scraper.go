@@ -92,16 +92,7 @@ func newScraper(spec *targetSpec, client *http.Client, clientErr error, slots ch
 		}
 		s.res = append(s.res, re)
 	}
-	var ms []*Mapping // nil for openai: health and passthrough only
-	switch {
-	case spec.backend == "" || spec.backend == config.BackendAuto:
-		for _, m := range registry {
-			ms = append(ms, m)
-		}
-	case registry[spec.backend] != nil:
-		ms = []*Mapping{registry[spec.backend]}
-	}
-	s.filter = newFamilyFilter(ms, s.res)
+	s.filter = specFilter(spec, s.res)
 	return s
 }
 

@@ -28,7 +28,7 @@ func ScrapeSignals(ctx context.Context, client *http.Client, t *config.Target) (
 	if serr != nil {
 		return nil, serr
 	}
-	snap, serr := (&scraper{spec: spec, logger: log.NewNopLogger()}).process(body)
+	snap, serr := (&scraper{spec: spec, logger: log.NewNopLogger(), filter: specFilter(spec, nil)}).process(body)
 	if serr != nil {
 		return nil, serr
 	}

@@ -3,9 +3,11 @@ package tracing
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -26,6 +28,7 @@ type otlpHTTP struct {
 	url     string
 	headers map[string]string
 	client  *http.Client
+	shown   string // url for messages, credentials hidden
 }
 
 var _ sdktrace.SpanExporter = (*otlpHTTP)(nil)
@@ -54,12 +57,16 @@ func (e *otlpHTTP) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 	}
 	resp, err := e.client.Do(req)
 	if err != nil {
-		return err
+		var ue *url.Error // its URL would show the endpoint's credentials
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("OTLP export to %s: %w", e.shown, err)
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("OTLP export to %s: HTTP %d: %q", e.url, resp.StatusCode, msg)
+		return fmt.Errorf("OTLP export to %s: HTTP %d: %q", e.shown, resp.StatusCode, msg)
 	}
 	return nil
 }
