@@ -5,6 +5,7 @@ package targets
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/discovery/targetgroup"
@@ -19,7 +20,11 @@ const (
 	DropRelabel   = "relabel"   // relabel_configs dropped it (on purpose)
 	DropInvalid   = "invalid"   // it made an invalid target (no model, bad url…)
 	DropDuplicate = "duplicate" // another target already has its name
+	DropLimit     = "limit"     // over the entry's max_targets or MaxTargets (caps.go)
 )
+
+// dropReasons are the Drop* reasons in the order metrics list them.
+var dropReasons = []string{DropRelabel, DropInvalid, DropDuplicate, DropLimit}
 
 // Built is what one target_discovery entry produced from its groups.
 type Built struct {
@@ -63,7 +68,7 @@ func Build(td *config.TargetDiscovery, groups []*targetgroup.Group) Built {
 			if err != nil {
 				out.Dropped[DropInvalid]++
 				if len(out.Errors) < maxErrors {
-					out.Errors = append(out.Errors, fmt.Errorf("%s in group %q: %w", ls[config.LabelAddress], g.Source, err))
+					out.Errors = append(out.Errors, fmt.Errorf("%s in group %q: %w", cut(string(ls[config.LabelAddress])), cut(g.Source), err))
 				}
 				continue
 			}
@@ -72,4 +77,13 @@ func Build(td *config.TargetDiscovery, groups []*targetgroup.Group) Built {
 	}
 	sort.SliceStable(out.Targets, func(i, j int) bool { return out.Targets[i].Name < out.Targets[j].Name })
 	return out
+}
+
+// cut shortens a discovered value for a log line: discovery sets any length.
+func cut(s string) string {
+	const max = 128
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "") + "…"
 }
