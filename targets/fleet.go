@@ -85,11 +85,15 @@ func (f *Fleet) ApplyConfig(cfg *config.Config) error {
 }
 
 func (f *Fleet) start() error {
-	sdMetrics, err := discovery.CreateAndRegisterSDMetrics(f.reg)
+	reg := f.reg
+	if reg != nil {
+		reg = newSDRegisterer(reg)
+	}
+	sdMetrics, err := discovery.CreateAndRegisterSDMetrics(reg)
 	if err != nil {
 		return err
 	}
-	mgr := discovery.NewManager(f.ctx, quiet(f.logger), f.reg, sdMetrics, discovery.HTTPClientOptions(sdClientOptions()...))
+	mgr := discovery.NewManager(f.ctx, quiet(f.logger), reg, sdMetrics, discovery.HTTPClientOptions(sdClientOptions()...))
 	if mgr == nil { // it logged why (its metrics could not be registered)
 		return errors.New("cannot start the discovery manager")
 	}
