@@ -4,6 +4,7 @@ package targets
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,11 +44,25 @@ const maxErrors = 5
 func Build(td *config.TargetDiscovery, groups []*targetgroup.Group) Built {
 	out := Built{Dropped: map[string]int{}}
 	lb := labels.NewBuilder(labels.EmptyLabels())
+	// In source order, so that the label sets past the cap are the
+	// same on every replica (the manager hands groups over from a map).
+	groups = slices.Clone(groups)
+	slices.SortStableFunc(groups, func(a, b *targetgroup.Group) int {
+		if a == nil || b == nil {
+			return 0
+		}
+		return strings.Compare(a.Source, b.Source)
+	})
+	sets, maxSets := 0, LabelSetsPerTarget*entryLimit(td)
 	for _, g := range groups {
 		if g == nil {
 			continue
 		}
 		for _, tls := range g.Targets {
+			if sets++; sets > maxSets {
+				out.Dropped[DropLimit]++
+				continue
+			}
 			lb.Reset(labels.EmptyLabels())
 			for n, v := range g.Labels {
 				lb.Set(string(n), string(v))

@@ -8,6 +8,13 @@ import "github.com/llm-prober/llm-prober/config"
 // took 68 s to apply and 2 GB before this cap.
 var MaxTargets = 50_000 // a var only so that tests can lower it
 
+// LabelSetsPerTarget caps the discovered label sets one entry relabels at
+// this many per target of its max_targets: a selector may find more than
+// it keeps (a pod per container port), but 100,000 label sets cost about
+// 145 MiB and a second to build. The rest (by group source) are dropped
+// as limit.
+const LabelSetsPerTarget = 5
+
 // entryLimit is td's max_targets, or its default.
 func entryLimit(td *config.TargetDiscovery) int {
 	if td.MaxTargets > 0 {

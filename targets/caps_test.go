@@ -139,3 +139,34 @@ func TestQuietLog(t *testing.T) {
 		t.Errorf("%d lines, want 4:\n%s", n, buf.String())
 	}
 }
+
+// An entry relabels at most LabelSetsPerTarget × max_targets label sets,
+// in group source order whatever order the manager hands them over in.
+func TestLabelSetCap(t *testing.T) {
+	cfg := loadConfig(t, t.TempDir(), capsSD) // max_targets: 3
+	var gs []*targetgroup.Group
+	for i := range 4 {
+		g := &targetgroup.Group{Source: fmt.Sprintf("g%d", i)}
+		for j := range 5 {
+			g.Targets = append(g.Targets, model.LabelSet{"__address__": model.LabelValue(fmt.Sprintf("10.0.%d.%d:1", i, j))})
+		}
+		gs = append(gs, g)
+	}
+	want := ""
+	for _, order := range [][]int{{0, 1, 2, 3}, {3, 1, 0, 2}} {
+		var in []*targetgroup.Group
+		for _, i := range order {
+			in = append(in, gs[i])
+		}
+		b := Build(cfg.TargetDiscovery[0], in)
+		got := strings.Join(names(b.Targets), " ")
+		if len(b.Targets) != 15 || b.Dropped[DropLimit] != 5 {
+			t.Errorf("order %v: %d targets, dropped %v; want 15 and 5 over the cap", order, len(b.Targets), b.Dropped)
+		}
+		if want == "" {
+			want = got
+		} else if got != want {
+			t.Errorf("order %v kept %s, want %s", order, got, want)
+		}
+	}
+}

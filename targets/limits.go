@@ -12,8 +12,8 @@ import (
 // MaxSDBodyBytes caps what one http_sd refresh reads, headers included:
 // Prometheus's http discovery reads the whole answer and decodes it (a
 // 300 MB answer cost 1.2 GB). 10,000 targets with a few labels each are
-// about 2 MB.
-const MaxSDBodyBytes = 8 << 20
+// about 1–2 MB.
+const MaxSDBodyBytes = 4 << 20
 
 // sdClientOptions make every HTTP discovery client read at most
 // MaxSDBodyBytes per connection, and open one connection per refresh so
