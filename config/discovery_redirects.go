@@ -7,8 +7,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// sdClient is the HTTP client config of one *_sd_configs item (http_sd
-// and kubernetes have one), with its path in the file.
+// sdClient is the HTTP client config of one http_sd_configs item, with
+// its path in the file. kubernetes_sd_configs have one too, but client-go
+// follows redirects whatever it says, and Prometheus strips Authorization
+// on a redirect to another host only when follow_redirects is true: it is
+// left as Prometheus defaults it.
 type sdClient struct {
 	*config.HTTPClientConfig
 	path string
@@ -25,6 +28,9 @@ func sdClients(td *TargetDiscovery, path string) []sdClient {
 	for _, c := range td.SDConfigs {
 		v := reflect.ValueOf(c)
 		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			continue
+		}
+		if c.Name() != "http" {
 			continue
 		}
 		key := c.Name() + sdSuffix
