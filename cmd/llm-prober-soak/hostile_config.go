@@ -61,6 +61,31 @@ func mergeChain() string {
 	return b.String()
 }
 
+// aliasedScalar is a 61 KB file whose 57 KB prompt is aliased 1,000
+// times: 57 MB of text once expanded, to upload on every probe.
+func aliasedScalar() string {
+	var b strings.Builder
+	b.WriteString("modules:\n  m:\n    api: completions\n    prompt: &p " + strings.Repeat("x", 57_000) + "\n")
+	b.WriteString("    extra_body:\n      stop: [" + strings.TrimSuffix(strings.Repeat("*p, ", 1000), ", ") + "]\n")
+	b.WriteString("targets:\n  - {name: t, url: 'http://127.0.0.1:9', model: x, modules: [m]}\n")
+	return b.String()
+}
+
+// manyKeys is one flow mapping of 2,000,000 keys (17 MB): yaml.v3 took
+// 4–8 s to build its nodes before the node budget could refuse it.
+func manyKeys() string {
+	var b strings.Builder
+	b.WriteString("x: {")
+	for i := range 2_000_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "k%d", i)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
 func tenTimes(s string) string {
 	return strings.TrimSuffix(strings.Repeat(s+", ", 10), ", ")
 }
