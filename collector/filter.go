@@ -1,7 +1,9 @@
 package collector
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -88,42 +90,67 @@ func (f *familyFilter) want(name string) bool {
 	return matchAny(f.res, name)
 }
 
-// filter copies the wanted lines of body. over is true when they hold
-// more than limit samples; it stops reading there.
+// filter is filterReader of a body in memory.
 func (f *familyFilter) filter(body []byte, limit int) (out []byte, over bool) {
+	out, over, _ = f.filterReader(bytes.NewReader(body), limit)
+	return out, over
+}
+
+// filterReader copies the wanted lines of r. over is true when they hold
+// more than limit samples; it stops reading there.
+func (f *familyFilter) filterReader(r io.Reader, limit int) (out []byte, over bool, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // a line longer than br's buffer
 	samples := 0
 	// The last decision: consecutive lines are mostly of one family.
 	var last []byte
 	lastKeep := false
-	for len(body) > 0 {
-		line := body
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			line, body = body[:i+1], body[i+1:]
-		} else {
-			body = nil
-		}
-		name, sample, known := lineName(line)
-		if !known {
-			out = append(out, line...)
+	for {
+		line, rerr := br.ReadSlice('\n')
+		if rerr == bufio.ErrBufferFull {
+			long = append(long, line...)
 			continue
 		}
-		if len(name) == 0 {
+		if long != nil {
+			line, long = append(long, line...), nil
+		}
+		if rerr != nil && rerr != io.EOF {
+			return nil, false, rerr
+		}
+		if len(line) == 0 {
+			return out, false, nil // io.EOF
+		}
+		name, sample, known := lineName(line)
+		switch {
+		case rerr == io.EOF && !known:
+			return append(out, line...), false, nil
+		case rerr == io.EOF && len(name) == 0:
+			return out, false, nil
+		case !known:
+			out = append(out, line...)
+			continue
+		case len(name) == 0:
 			continue
 		}
 		if last == nil || !bytes.Equal(name, last) {
 			last, lastKeep = append(last[:0], name...), f.wants(string(name))
 		}
 		if !lastKeep {
+			if rerr == io.EOF {
+				return out, false, nil
+			}
 			continue
 		}
 		if sample {
 			if samples++; samples > limit {
-				return nil, true
+				return nil, true, nil
 			}
 		}
 		out = append(out, line...)
+		if rerr == io.EOF {
+			return out, false, nil
+		}
 	}
-	return out, false
 }
 
 // lineName finds the metric name of a text-format line: of a sample, or

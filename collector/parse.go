@@ -10,17 +10,12 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// parse reads the families of a classic text exposition that f wants, at
-// most limit samples of them. The text parser keeps duplicate series and
-// duplicate labels as they are; re-exporting those would make our own
-// /metrics fail to gather, so they fail the scrape here. Histograms that
-// no Prometheus client could have written are left out: badHist counts
-// them.
-func parse(body []byte, f *familyFilter, limit int) (fams map[string]*dto.MetricFamily, badHist int, _ *scrapeError) {
-	body, over := f.filter(body, limit)
-	if over {
-		return nil, 0, failf(reasonTooManySeries, "more than %d samples of mapped or passthrough families", limit)
-	}
+// parse reads a classic text exposition, the lines fetch kept of it. The
+// text parser keeps duplicate series and duplicate labels as they are;
+// re-exporting those would make our own /metrics fail to gather, so they
+// fail the scrape here. Histograms that no Prometheus client could have
+// written are left out: badHist counts them.
+func parse(body []byte) (fams map[string]*dto.MetricFamily, badHist int, _ *scrapeError) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
 	if err != nil {

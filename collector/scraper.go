@@ -157,7 +157,7 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 	}
 	start := time.Now() // after the wait for a slot: that is not the target's time
 	if serr == nil {
-		body, serr = fetch(ctx, s.client, s.spec.url, s.spec.timeout, MaxBodyBytes)
+		body, serr = fetch(ctx, s.client, s.spec.url, s.spec.timeout, MaxBodyBytes, s.filter, MaxParsedSeries)
 		<-s.slots
 	}
 	var snap *snapshot
@@ -195,10 +195,10 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 	}
 }
 
-// process turns a body into a snapshot; the raw families are dropped
+// process turns a (filtered) body into a snapshot; the raw families are dropped
 // afterwards so memory is bounded by what we re-export.
 func (s *scraper) process(body []byte) (*snapshot, *scrapeError) {
-	fams, badHist, serr := parse(body, s.filter, MaxParsedSeries)
+	fams, badHist, serr := parse(body)
 	if serr != nil {
 		return nil, serr
 	}
