@@ -102,9 +102,7 @@ func (f *familyFilter) filterReader(r io.Reader, limit int) (out []byte, over bo
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte // a line longer than br's buffer
 	samples := 0
-	// The last decision: consecutive lines are mostly of one family.
-	var last []byte
-	lastKeep := false
+	var c lastFamily
 	for {
 		line, rerr := br.ReadSlice('\n')
 		if rerr == bufio.ErrBufferFull {
@@ -117,40 +115,40 @@ func (f *familyFilter) filterReader(r io.Reader, limit int) (out []byte, over bo
 		if rerr != nil && rerr != io.EOF {
 			return nil, false, rerr
 		}
-		if len(line) == 0 {
-			return out, false, nil // io.EOF
-		}
-		name, sample, known := lineName(line)
-		switch {
-		case rerr == io.EOF && !known:
-			return append(out, line...), false, nil
-		case rerr == io.EOF && len(name) == 0:
-			return out, false, nil
-		case !known:
+		if keep, sample := f.keep(line, &c); keep {
+			if sample {
+				if samples++; samples > limit {
+					return nil, true, nil
+				}
+			}
 			out = append(out, line...)
-			continue
-		case len(name) == 0:
-			continue
 		}
-		if last == nil || !bytes.Equal(name, last) {
-			last, lastKeep = append(last[:0], name...), f.wants(string(name))
-		}
-		if !lastKeep {
-			if rerr == io.EOF {
-				return out, false, nil
-			}
-			continue
-		}
-		if sample {
-			if samples++; samples > limit {
-				return nil, true, nil
-			}
-		}
-		out = append(out, line...)
 		if rerr == io.EOF {
 			return out, false, nil
 		}
 	}
+}
+
+// lastFamily remembers the last decision: consecutive lines are mostly
+// of one family.
+type lastFamily struct {
+	name []byte
+	keep bool
+}
+
+// keep decides on one line: wanted, and whether it is a sample. A line
+// lineName cannot read is kept for the parser (and counts as no sample).
+func (f *familyFilter) keep(line []byte, c *lastFamily) (keep, sample bool) {
+	name, sample, known := lineName(line)
+	switch {
+	case !known:
+		return true, false
+	case len(name) == 0:
+		return false, false
+	case c.name == nil || !bytes.Equal(name, c.name):
+		c.name, c.keep = append(c.name[:0], name...), f.wants(string(name))
+	}
+	return c.keep, sample
 }
 
 // lineName finds the metric name of a text-format line: of a sample, or
