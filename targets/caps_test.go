@@ -6,12 +6,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/discovery/targetgroup"
 
@@ -169,4 +172,50 @@ func TestLabelSetCap(t *testing.T) {
 			t.Errorf("order %v kept %s, want %s", order, got, want)
 		}
 	}
+}
+
+// A bad file in a file_sd directory with another file written next to it
+// over and over (a log file): every write makes the discovery re-read the
+// bad file and log its error. Before, each was a line (about 3,000 a
+// second); now one a minute.
+func TestFileSDBadFileLogsOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "sd", "bad.json"), `[{"targets": [`)
+	var buf syncBuffer
+	reg := prometheus.NewRegistry()
+	f := NewFleet(slog.New(slog.NewTextHandler(&buf, nil)), reg, Shard{Count: 1}, nil)
+	t.Cleanup(f.Stop)
+	if err := f.ApplyConfig(loadConfig(t, dir, capsSD)); err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(dir, "sd", "prober.log")
+	for i := range 200 {
+		if err := os.WriteFile(logFile, []byte(strings.Repeat("x", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	r := &running{fleet: f, reg: reg}
+	waitMetric(t, r, "prometheus_sd_file_read_errors_total", "", 20) // the discovery did re-read it
+	if n := strings.Count(buf.String(), "bad.json"); n != 1 {
+		t.Errorf("%d log lines name bad.json, want 1:\n%.2000s", n, buf.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer for a logger written from goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

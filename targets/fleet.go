@@ -58,7 +58,9 @@ type EntrySummary struct {
 // re-derive and apply the config.
 func NewFleet(logger *slog.Logger, reg prometheus.Registerer, s Shard, onChange func()) *Fleet {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Fleet{logger: logger, reg: reg, shard: s, onChange: onChange, metrics: newMetrics(reg, s),
+	// Both loggers repeat at most once a minute: Derive runs at every
+	// update, and the discovery manager logs every failed read.
+	return &Fleet{logger: quiet(logger), reg: reg, shard: s, onChange: onChange, metrics: newMetrics(reg, s),
 		ctx: ctx, cancel: cancel, groups: map[string][]*targetgroup.Group{}, limited: map[string]int{}}
 }
 
@@ -93,7 +95,7 @@ func (f *Fleet) start() error {
 	if err != nil {
 		return err
 	}
-	mgr := discovery.NewManager(f.ctx, quiet(f.logger), reg, sdMetrics, discovery.HTTPClientOptions(sdClientOptions()...))
+	mgr := discovery.NewManager(f.ctx, f.logger, reg, sdMetrics, discovery.HTTPClientOptions(sdClientOptions()...))
 	if mgr == nil { // it logged why (its metrics could not be registered)
 		return errors.New("cannot start the discovery manager")
 	}

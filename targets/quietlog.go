@@ -14,10 +14,10 @@ const quietEvery = time.Minute
 // maxQuietKeys bounds the lines remembered; past it the memory restarts.
 const maxQuietKeys = 1024
 
-// quiet wraps the discovery manager's logger so that a line repeated with
-// the same message and attributes is written once a minute: file_sd logs
-// each failed read, and a log file written next to a bad file in its
-// directory made about 3,000 errors a second.
+// quiet wraps the discovery's logger so that a line repeated with the
+// same message and attributes is written once a minute: file_sd logs each
+// failed read, and a log file written next to a bad file in its directory
+// made about 3,000 errors a second.
 func quiet(l *slog.Logger) *slog.Logger {
 	return slog.New(&quietHandler{next: l.Handler(), st: &quietState{seen: map[string]time.Time{}, now: time.Now}})
 }
