@@ -18,6 +18,9 @@ func LoadFile(path string) (*Config, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxFileBytes {
+		return nil, tooBig(path) // refused unread
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 	if err != nil {
 		return nil, err
@@ -32,7 +35,7 @@ func LoadFile(path string) (*Config, error) {
 // validation errors.
 func Load(data []byte, filename string) (*Config, error) {
 	if len(data) > maxFileBytes {
-		return nil, &Error{File: filename, Line: 1, Msg: fmt.Sprintf("the file is over the %d MiB limit", maxFileBytes>>20)}
+		return nil, tooBig(filename)
 	}
 	l := &loader{
 		file: filename, dir: filepath.Dir(filename), cfg: &Config{},
@@ -66,4 +69,8 @@ func Load(data []byte, filename string) (*Config, error) {
 	}
 	cfg.src = source{file: filename, lines: fileFieldLines(l.lines)}
 	return cfg, nil
+}
+
+func tooBig(file string) error {
+	return &Error{File: file, Line: 1, Msg: fmt.Sprintf("the file is over the %d MiB limit", maxFileBytes>>20)}
 }

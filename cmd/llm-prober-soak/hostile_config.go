@@ -24,6 +24,9 @@ targets:
 	for _, k := range hostileKinds {
 		fmt.Fprintf(&b, "  - name: %s\n    url: %s\n    model: hostile\n    modules: [chat]\n    labels: {generation: %q}\n",
 			k.name, targets[k.name], generationLabel(generation))
+		if k.name == metricsKind {
+			b.WriteString("    server_metrics: {enabled: true}\n")
+		}
 		if k.name == "redirect" {
 			// Inline secrets are refused by the loader: from a file.
 			fmt.Fprintf(&b, "    http_client_config:\n      http_headers:\n        %s: {files: [%q]}\n", redirectHeader, secretFile)
