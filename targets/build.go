@@ -96,9 +96,9 @@ func Build(td *config.TargetDiscovery, groups []*targetgroup.Group) Built {
 
 // cut shortens a discovered value for a log line: discovery sets any length.
 func cut(s string) string {
-	const max = 128
-	if len(s) <= max {
+	const shown = 128
+	if len(s) <= shown {
 		return s
 	}
-	return strings.ToValidUTF8(s[:max], "") + "…"
+	return strings.ToValidUTF8(s[:shown], "") + "…"
 }
