@@ -92,3 +92,16 @@ func TestDiscoveryFollowRedirects(t *testing.T) {
 		})
 	}
 }
+
+// max_targets is read, and may not be negative.
+func TestDiscoveryMaxTargets(t *testing.T) {
+	const head = "modules:\n  m:\n    messages: [{role: user, content: hi}]\ntarget_discovery:\n  - name: d\n    template: {modules: [m], model: x}\n    http_sd_configs: [{url: 'http://127.0.0.1:1/sd'}]\n"
+	c := mustLoad(t, head+"    max_targets: 20\n")
+	if got := c.TargetDiscovery[0].MaxTargets; got != 20 {
+		t.Errorf("max_targets = %d, want 20", got)
+	}
+	_, err := Load([]byte(head+"    max_targets: -1\n"), "t.yml")
+	if want := "t.yml:8: target_discovery[0].max_targets: must not be negative"; err == nil || err.Error() != want {
+		t.Errorf("Load = %v, want %s", err, want)
+	}
+}
