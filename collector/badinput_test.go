@@ -78,10 +78,11 @@ func TestBadInputs(t *testing.T) {
 			_, _ = w.Write([]byte(goodBody + "vllm:num_requests_running{engine=\"0\",model_name=\"m\"} 4\n"))
 		}},
 		{"duplicate bucket", reasonDuplicate, 0, func(w http.ResponseWriter, r *http.Request) {
-			_, _ = w.Write([]byte("# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 2\nh_count 2\nh_sum 1\n"))
+			h := "vllm:time_to_first_token_seconds"
+			_, _ = w.Write([]byte("# TYPE " + h + " histogram\n" + h + "_bucket{le=\"1\"} 1\n" + h + "_bucket{le=\"1\"} 2\n" + h + "_bucket{le=\"+Inf\"} 2\n" + h + "_count 2\n" + h + "_sum 1\n"))
 		}},
 		{"duplicate label", reasonParse, 0, func(w http.ResponseWriter, r *http.Request) {
-			_, _ = w.Write([]byte("a{x=\"1\",x=\"2\"} 1\n"))
+			_, _ = w.Write([]byte("vllm:num_requests_running{x=\"1\",x=\"2\"} 1\n"))
 		}},
 		{"bad gzip", reasonDecode, 0, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Encoding", "gzip")

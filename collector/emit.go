@@ -63,6 +63,7 @@ func (s *scraper) collect(ch chan<- prometheus.Metric, now time.Time, g *ptGuard
 		if age <= s.spec.staleAfter() { // old data must not pass for current
 			d = s.emitData(ch, data, g)
 		}
+		d[dropBadHistogram] = data.badHist
 	}
 	for r, v := range s.countDrops(data, d) {
 		if v > 0 {

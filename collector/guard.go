@@ -16,10 +16,11 @@ const (
 	dropInvalid      = iota // a name, label name or label value the exposition cannot carry
 	dropTypeConflict        // the name, or one it writes, belongs to a family of another type
 	dropDuplicate           // the same name and labels as a series already exported
+	dropBadHistogram        // NaN or infinite values, or counts that fall (validHistogram)
 	numDropReasons
 )
 
-var dropReasons = [numDropReasons]string{"invalid", "type_conflict", "duplicate"}
+var dropReasons = [numDropReasons]string{"invalid", "type_conflict", "duplicate", "invalid_histogram"}
 
 // drops tallies one target's dropped series by reason.
 type drops [numDropReasons]int

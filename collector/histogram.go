@@ -2,6 +2,7 @@ package collector
 
 import (
 	"math"
+	"sort"
 
 	dto "github.com/prometheus/client_model/go"
 )
@@ -62,3 +63,30 @@ func (h *histData) add(o *histData) bool {
 	}
 	return true
 }
+
+// validHistogram refuses a histogram with a NaN or infinite sum or count,
+// a negative count, or cumulative counts that fall as the bound rises (or
+// exceed the total): rate() and histogram_quantile() over it would be
+// garbage, and re-exported it would look like ours.
+func validHistogram(h *dto.Histogram) bool {
+	if !finite(h.GetSampleSum()) || !validCount(h.GetSampleCountFloat()) {
+		return false
+	}
+	total := max(float64(h.GetSampleCount()), h.GetSampleCountFloat())
+	bs := append([]*dto.Bucket(nil), h.GetBucket()...)
+	sort.Slice(bs, func(i, j int) bool { return bs[i].GetUpperBound() < bs[j].GetUpperBound() })
+	prev := 0.0
+	for _, b := range bs {
+		c := max(float64(b.GetCumulativeCount()), b.GetCumulativeCountFloat())
+		if math.IsNaN(b.GetUpperBound()) || !validCount(b.GetCumulativeCountFloat()) || c < prev {
+			return false
+		}
+		prev = c
+	}
+	// Without _count the parser leaves the total at 0: +Inf stands for it.
+	return total == 0 || prev <= total
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+func validCount(f float64) bool { return finite(f) && f >= 0 }

@@ -10,21 +10,41 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// parse reads a classic text exposition. The text parser keeps duplicate
-// series and duplicate labels as they are; re-exporting those would make
-// our own /metrics fail to gather, so they fail the scrape here.
-func parse(body []byte) (map[string]*dto.MetricFamily, *scrapeError) {
+// parse reads a classic text exposition, the lines fetch kept of it. The
+// text parser keeps duplicate series and duplicate labels as they are;
+// re-exporting those would make our own /metrics fail to gather, so they
+// fail the scrape here. Histograms that no Prometheus client could have
+// written are left out: badHist counts them.
+func parse(body []byte) (fams map[string]*dto.MetricFamily, badHist int, _ *scrapeError) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
 	if err != nil {
-		return nil, failf(reasonParse, "%v", err)
+		return nil, 0, failf(reasonParse, "%v", err)
 	}
 	for name, mf := range fams {
 		if serr := checkFamily(name, mf); serr != nil {
-			return nil, serr
+			return nil, 0, serr
+		}
+		badHist += dropBadHistograms(mf)
+	}
+	return fams, badHist, nil
+}
+
+// dropBadHistograms removes the histograms of mf that validHistogram
+// refuses and returns how many.
+func dropBadHistograms(mf *dto.MetricFamily) int {
+	if mf.GetType() != dto.MetricType_HISTOGRAM {
+		return 0
+	}
+	kept := mf.Metric[:0]
+	for _, met := range mf.Metric {
+		if validHistogram(met.GetHistogram()) {
+			kept = append(kept, met)
 		}
 	}
-	return fams, nil
+	n := len(mf.Metric) - len(kept)
+	mf.Metric = kept
+	return n
 }
 
 func checkFamily(name string, mf *dto.MetricFamily) *scrapeError {

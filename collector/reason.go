@@ -13,20 +13,21 @@ import (
 
 // Failure reasons: a fixed set so that scrape_failures_total stays bounded.
 const (
-	reasonTimeout      = "timeout"          // scrape timeout hit (connect, headers or body)
-	reasonConnect      = "connect"          // DNS, refused, reset, or the body broke off
-	reasonTLS          = "tls"              // handshake or certificate failure
-	reasonHTTPStatus   = "http_status"      // any status other than 200
-	reasonTooLarge     = "too_large"        // body over MaxBodyBytes (after gunzip too)
-	reasonDecode       = "decode"           // bad gzip stream
-	reasonParse        = "parse"            // not the Prometheus text format (HTML, bad lines)
-	reasonDuplicate    = "duplicate_series" // the same series twice: we would export it twice
-	reasonClientConfig = "client_config"    // the HTTP client could not be built (e.g. unreadable ca_file)
-	reasonOther        = "other"
+	reasonTimeout       = "timeout"          // scrape timeout hit (connect, headers or body)
+	reasonConnect       = "connect"          // DNS, refused, reset, or the body broke off
+	reasonTLS           = "tls"              // handshake or certificate failure
+	reasonHTTPStatus    = "http_status"      // any status other than 200
+	reasonTooLarge      = "too_large"        // body over MaxBodyBytes (after gunzip too)
+	reasonDecode        = "decode"           // bad gzip stream
+	reasonParse         = "parse"            // not the Prometheus text format (HTML, bad lines)
+	reasonDuplicate     = "duplicate_series" // the same series twice: we would export it twice
+	reasonTooManySeries = "too_many_series"  // over MaxParsedSeries samples of wanted families
+	reasonClientConfig  = "client_config"    // the HTTP client could not be built (e.g. unreadable ca_file)
+	reasonOther         = "other"
 )
 
 var allReasons = []string{reasonTimeout, reasonConnect, reasonTLS, reasonHTTPStatus,
-	reasonTooLarge, reasonDecode, reasonParse, reasonDuplicate, reasonClientConfig, reasonOther}
+	reasonTooLarge, reasonDecode, reasonParse, reasonDuplicate, reasonTooManySeries, reasonClientConfig, reasonOther}
 
 // scrapeError is a failed scrape with its reason.
 type scrapeError struct {

@@ -53,6 +53,7 @@ type snapshot struct {
 	samples   []sample
 	pt        []ptFamily
 	ptDropped int
+	badHist   int // histograms dropped by validHistogram
 }
 
 // scraper fetches one target's exposition on its own ticker.
@@ -62,6 +63,7 @@ type scraper struct {
 	clientErr error         // the client could not be built: every scrape fails
 	slots     chan struct{} // the Manager's cap on scrapes in flight
 	res       []*regexp.Regexp
+	filter    *familyFilter
 	logger    log.Logger
 	cancel    context.CancelFunc
 	done      chan struct{}
@@ -90,6 +92,7 @@ func newScraper(spec *targetSpec, client *http.Client, clientErr error, slots ch
 		}
 		s.res = append(s.res, re)
 	}
+	s.filter = specFilter(spec, s.res)
 	return s
 }
 
@@ -154,7 +157,7 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 	}
 	start := time.Now() // after the wait for a slot: that is not the target's time
 	if serr == nil {
-		body, serr = fetch(ctx, s.client, s.spec.url, s.spec.timeout, MaxBodyBytes)
+		body, serr = fetch(ctx, s.client, s.spec.url, s.spec.timeout, MaxBodyBytes, s.filter, MaxParsedSeries)
 		<-s.slots
 	}
 	var snap *snapshot
@@ -192,10 +195,10 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 	}
 }
 
-// process turns a body into a snapshot; the raw families are dropped
+// process turns a (filtered) body into a snapshot; the raw families are dropped
 // afterwards so memory is bounded by what we re-export.
 func (s *scraper) process(body []byte) (*snapshot, *scrapeError) {
-	fams, serr := parse(body)
+	fams, badHist, serr := parse(body)
 	if serr != nil {
 		return nil, serr
 	}
@@ -213,7 +216,7 @@ func (s *scraper) process(body []byte) (*snapshot, *scrapeError) {
 	} else {
 		m = registry[s.spec.backend] // nil for openai: health and passthrough only
 	}
-	snap := &snapshot{backend: backend}
+	snap := &snapshot{backend: backend, badHist: badHist}
 	if m != nil {
 		var conflicts int
 		snap.samples, conflicts = normalize(m, fams, s.spec.model)

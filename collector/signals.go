@@ -24,11 +24,12 @@ type Signals struct {
 // Manager, for callers that need a point-in-time view (the bench).
 func ScrapeSignals(ctx context.Context, client *http.Client, t *config.Target) (*Signals, error) {
 	spec := newSpec(t)
-	body, serr := fetch(ctx, client, spec.url, spec.timeout, MaxBodyBytes)
+	filter := specFilter(spec, nil)
+	body, serr := fetch(ctx, client, spec.url, spec.timeout, MaxBodyBytes, filter, MaxParsedSeries)
 	if serr != nil {
 		return nil, serr
 	}
-	snap, serr := (&scraper{spec: spec, logger: log.NewNopLogger()}).process(body)
+	snap, serr := (&scraper{spec: spec, logger: log.NewNopLogger(), filter: filter}).process(body)
 	if serr != nil {
 		return nil, serr
 	}

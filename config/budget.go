@@ -20,12 +20,25 @@ import (
 // a mapping for duplicate keys by comparing every pair of keys: maxKeyPairs
 // bounds those comparisons (about 150 ms), which allows one mapping of
 // 10,000 keys; 10,000 targets of 10 keys each make 450,000.
+//
+// maxAliasText bounds the scalar bytes that aliases add to what is written:
+// one 61 KB scalar aliased 1,000 times made every probe upload a 66 MB
+// body. Sharing a block of settings across thousands of targets adds a
+// few hundred bytes each.
 const (
-	maxNodes    = 1_000_000
-	maxText     = 64 << 20 // bytes of scalar text
-	maxDepth    = 10_000
-	maxKeyPairs = 50_000_000
+	maxNodes     = 1_000_000
+	maxText      = 64 << 20 // bytes of scalar text
+	maxAliasText = 4 << 20  // bytes of scalar text added by aliases
+	maxDepth     = 10_000
+	maxKeyPairs  = 50_000_000
 )
+
+// maxFileBytes caps a config file before YAML sees it: yaml.v3 builds the
+// whole node tree before the budget can count it, at about 4 MB/s, so
+// this keeps any refusal under about 2 s (a 2,000,000-key mapping does not
+// fit). A static target with auth, TLS, headers and server_metrics is
+// about 600 bytes; larger fleets belong in target_discovery.
+const maxFileBytes = 8 << 20
 
 // maxPathSegments cuts the field path in budget errors: past the config's
 // own fields (7 levels at most) it only lists list indexes.
@@ -43,6 +56,10 @@ type budget struct {
 	file string
 	seen map[*yaml.Node]*expanded // anchored nodes; nil while being measured
 	path []segment                // where measure is, for errors
+	// aliasText is the text aliases add: each written alias adds its
+	// anchor's expanded text, so the sum is exactly the expanded text
+	// less the written text.
+	aliasText int
 }
 
 type segment struct {
@@ -72,6 +89,9 @@ func (b *budget) measure(n *yaml.Node, depth int) (expanded, error) {
 		size.keyPairs = min(k*(k-1)/2, maxKeyPairs+1)
 	}
 	for i, c := range n.Content {
+		if err := b.checkRegex(n, i); err != nil {
+			return size, err
+		}
 		pushed := b.push(n, i)
 		cs, err := b.measure(c, depth+1)
 		if err != nil {
@@ -104,6 +124,9 @@ func (b *budget) alias(n *yaml.Node, depth int) (expanded, error) {
 		return expanded{}, b.errf(n, "alias *%s is inside the node it refers to (a cycle)", short(n.Value))
 	case depth+size.height > maxDepth:
 		return expanded{}, b.errf(n, "alias *%s nests this more than %d levels deep", short(n.Value), maxDepth)
+	}
+	if b.aliasText += size.text; b.aliasText > maxAliasText {
+		return expanded{}, b.errf(n, "aliases add more than %d MiB of text (each alias counts the text of the node it refers to)", maxAliasText>>20)
 	}
 	return *size, nil
 }
@@ -162,4 +185,19 @@ func short(name string) string {
 		return strings.ToValidUTF8(name[:32], "") + "…"
 	}
 	return name
+}
+
+// checkRegex refuses an overlong relabel or validator regex before it is
+// decoded: decoding compiles it, and Prometheus's relabel package does
+// that before any check of ours runs.
+func (b *budget) checkRegex(n *yaml.Node, i int) error {
+	if n.Kind != yaml.MappingNode || i%2 == 0 {
+		return nil
+	}
+	k, v := n.Content[i-1], n.Content[i]
+	if (k.Value == "regex" || k.Value == "output_regex") && v.Kind == yaml.ScalarNode && len(v.Value) > maxRegexBytes {
+		b.push(n, i)
+		return b.errf(v, "regex of %d bytes is over the %d-byte limit", len(v.Value), maxRegexBytes)
+	}
+	return nil
 }

@@ -36,6 +36,14 @@ func (c *checker) discoveries(cfg *Config) {
 		if len(td.SDConfigs) == 0 {
 			c.errf(path, "a target_discovery entry needs at least one *_sd_configs (file, http or kubernetes)")
 		}
+		if td.MaxTargets < 0 {
+			c.errf(path+".max_targets", "must not be negative")
+		}
+		for _, hc := range sdClients(td, path) {
+			if hc.FollowRedirects && sendsCredentials(hc.HTTPClientConfig) {
+				c.errf(hc.path+".follow_redirects", "a discovery that follows redirects would send its credentials and headers to whatever host or port a redirect names; remove follow_redirects: true or the credentials")
+			}
+		}
 		for j, rc := range td.RelabelConfigs {
 			if rc == nil {
 				c.errf(index(path+".relabel_configs", j), "relabel config is empty")

@@ -62,6 +62,9 @@ func (c *checker) url(path string, t *Target) error {
 	if t.URL == "" {
 		return c.fail(path, "a target needs a url")
 	}
+	if len(t.URL) > MaxURLBytes {
+		return c.fail(path, "url of %d bytes is over the %d-byte limit", len(t.URL), MaxURLBytes)
+	}
 	u, err := url.Parse(t.URL)
 	var ue *url.Error
 	switch {
@@ -134,6 +137,10 @@ func (c *checker) labels(path string, ls model.LabelSet) error {
 			err = c.fail(p, "invalid label name %q (want [a-zA-Z_][a-zA-Z0-9_]*, not starting with __)", n)
 		case slices.Contains(reservedLabels, n):
 			err = c.fail(p, "label name %q is reserved by llm-prober", n)
+		case len(n) > MaxLabelNameBytes:
+			err = c.fail(p, "label name of %d bytes is over the %d-byte limit", len(n), MaxLabelNameBytes)
+		case len(ls[model.LabelName(n)]) > MaxLabelValueBytes:
+			err = c.fail(p, "label value of %d bytes is over the %d-byte limit", len(ls[model.LabelName(n)]), MaxLabelValueBytes)
 		case !utf8.ValidString(string(ls[model.LabelName(n)])):
 			err = c.fail(p, "label value is not valid UTF-8")
 		}

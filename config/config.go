@@ -181,3 +181,12 @@ const (
 	DefaultMetricsPath      = "/metrics"
 	MaxTargetLabels         = 8
 )
+
+// Caps on what a target's labels and URL may hold: they are re-exported on
+// every probe series and status page, and a discovered target sets them
+// (a 50 MB label value made a 52 MB /metrics).
+const (
+	MaxLabelNameBytes  = 128
+	MaxLabelValueBytes = 1024
+	MaxURLBytes        = 2048
+)

@@ -176,6 +176,7 @@ func (l *loader) check(e *entry) bool {
 		l.errorf(e.line, e.path, "unknown field (static targets go under targets)")
 		*e.slot = null(*e.slot)
 	case sd && strings.HasSuffix(e.key.Value, sdSuffix):
+		l.recordSDRedirects(e)
 		l.checkSD(e)
 	case t == nil:
 	case t == httpClientType:
@@ -230,6 +231,7 @@ func (l *loader) finish(cfg *Config) {
 	for i, td := range cfg.TargetDiscovery {
 		if td != nil {
 			td.SDConfigs.SetDirectory(l.dir)
+			l.finishSDClients(td, index("target_discovery", i))
 			if td.Template != nil {
 				l.finishTarget(td.Template, index("target_discovery", i)+".template")
 			}

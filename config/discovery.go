@@ -26,9 +26,17 @@ type TargetDiscovery struct {
 	// timeout, http_client_config, server_metrics, and defaults for model,
 	// backend and labels. Its defaults are applied at load time.
 	Template *Target `yaml:"template"`
+	// MaxTargets caps the targets the entry makes, all shards together;
+	// the excess, last by name, is dropped and counted (reason limit).
+	// Zero means DefaultDiscoveryMaxTargets.
+	MaxTargets int `yaml:"max_targets,omitempty"`
 
 	Line int `yaml:"-"`
 }
+
+// DefaultDiscoveryMaxTargets is a target_discovery entry's max_targets
+// when it sets none: what one replica holds in its memory budget.
+const DefaultDiscoveryMaxTargets = 10_000
 
 // The labels relabel_configs set to describe a discovered target. Labels
 // not starting with "__" become the target's labels (llm_prober_target_info).

@@ -12,12 +12,13 @@ import (
 // after "testdata/hostile/NAME.yml:", or "" if it loads.
 var hostileConfigs = map[string]string{
 	"alias_bomb":          `20: targets[0].http_client_config.http_headers.X.values[5]: more than 1000000 YAML nodes once aliases and merge keys are expanded`,
-	"merge_chain":         `12: targets[5].<<: more than 1000000 YAML nodes once aliases and merge keys are expanded`,
+	"merge_chain":         `12: targets[5].<<[8]: aliases add more than 4 MiB of text (each alias counts the text of the node it refers to)`,
 	"deep_nesting":        "",
 	"too_deep":            `6: exceeded max depth of 10000`,
 	"deep_aliases":        `18: modules.m.extra_body.d11[0][0][0][0][0][0][0][0]…: alias *d10 nests this more than 10000 levels deep`,
 	"long_anchor":         "",
-	"long_string_aliases": `8: modules.c.extra_body.stop: more than 64 MiB of text once aliases and merge keys are expanded`,
+	"long_string_aliases": `8: modules.c.extra_body.stop[64]: aliases add more than 4 MiB of text (each alias counts the text of the node it refers to)`,
+	"alias_scalar_1000":   `8: modules.c.extra_body.stop[73]: aliases add more than 4 MiB of text (each alias counts the text of the node it refers to)`,
 	"alias_cycle":         `13: targets[0].http_client_config.tls_config: alias *hc is inside the node it refers to (a cycle)`,
 	"merge_cycle":         `7: targets[0].<<: alias *t is inside the node it refers to (a cycle)`,
 	"wide_mappings":       `8: modules.m.extra_body.x: more than 50000000 pairs of mapping keys once aliases and merge keys are expanded (yaml.v3 compares each pair for duplicates)`,

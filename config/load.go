@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +13,15 @@ import (
 
 // LoadFile reads, decodes, defaults and validates the file at path.
 func LoadFile(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxFileBytes {
+		return nil, tooBig(path) // refused unread
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
 	if err != nil {
 		return nil, err
 	}
@@ -25,6 +34,9 @@ func LoadFile(path string) (*Config, error) {
 // (see Error): first all decoding errors; if there are none, all
 // validation errors.
 func Load(data []byte, filename string) (*Config, error) {
+	if len(data) > maxFileBytes {
+		return nil, tooBig(filename)
+	}
 	l := &loader{
 		file: filename, dir: filepath.Dir(filename), cfg: &Config{},
 		lines: map[string]int{}, resolved: map[*yaml.Node]bool{},
@@ -57,4 +69,8 @@ func Load(data []byte, filename string) (*Config, error) {
 	}
 	cfg.src = source{file: filename, lines: fileFieldLines(l.lines)}
 	return cfg, nil
+}
+
+func tooBig(file string) error {
+	return &Error{File: file, Line: 1, Msg: fmt.Sprintf("the file is over the %d MiB limit", maxFileBytes>>20)}
 }

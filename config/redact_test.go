@@ -32,3 +32,24 @@ func TestRedactedHidesSecrets(t *testing.T) {
 		}
 	}
 }
+
+// tracing.otlp_endpoint's user info and query values are hidden on
+// /config and in its errors; they showed in clear.
+func TestRedactedHidesTracingEndpoint(t *testing.T) {
+	const pass = "otlp-pass-b22b"
+	t.Setenv("OTLP_KEY", "otlp-key-b22b")
+	yml := minimal + "tracing:\n  otlp_endpoint: https://tenant:" + pass + "@otel.example:4318/v1/traces?api_key=" + pass + "\n  headers: {X-Api-Key: \"${OTLP_KEY}\"}\n"
+	out := mustLoad(t, yml).String()
+	for _, s := range []string{pass, "otlp-key-b22b", "tenant"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%q in marshalled config:\n%s", s, out)
+		}
+	}
+	if !strings.Contains(out, "otlp_endpoint: https://xxxxx@otel.example:4318/v1/traces?api_key=xxxxx") {
+		t.Errorf("endpoint not shown redacted:\n%s", out)
+	}
+	bad := minimal + "tracing:\n  otlp_endpoint: ftp://tenant:" + pass + "@otel.example/\n"
+	if _, err := Load([]byte(bad), "t.yml"); err == nil || strings.Contains(err.Error(), pass) {
+		t.Errorf("Load error %v: want one without the password", err)
+	}
+}

@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // A redirected POST is replayed as a GET (301-303) or sent to another host:
 // either way the probe no longer measures the target. Every HTTP client in
@@ -42,5 +45,63 @@ func TestHTTP2OffByDefault(t *testing.T) {
 		if got := tg.HTTPClientConfig.EnableHTTP2; got != tc.want {
 			t.Errorf("%s: enable_http2 %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// Discovery clients follow no redirect unless the file says so (the
+// Prometheus default follows any, credentials and headers included), and
+// one that does may not carry credentials or headers.
+func TestDiscoveryFollowRedirects(t *testing.T) {
+	const head = "modules:\n  m:\n    messages: [{role: user, content: hi}]\ntarget_discovery:\n  - name: d\n    template: {modules: [m]}\n"
+	for _, tc := range []struct {
+		name, sd string
+		want     []bool // per http_sd item
+		err      string
+	}{
+		{"omitted", "    http_sd_configs:\n      - url: http://127.0.0.1:1/sd\n      - url: http://127.0.0.1:2/sd\n        follow_redirects: true\n", []bool{false, true}, ""},
+		{"kubernetes omitted", "    kubernetes_sd_configs:\n      - role: pod\n        api_server: http://127.0.0.1:3\n", nil, ""},
+		{"true with credentials", "    http_sd_configs:\n      - url: http://127.0.0.1:1/sd\n        follow_redirects: true\n        http_headers: {X-Tenant: {values: [a]}}\n", nil,
+			"test.yml:9: target_discovery[0].http_sd_configs[0].follow_redirects: a discovery that follows redirects would send its credentials and headers to whatever host or port a redirect names; remove follow_redirects: true or the credentials"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load([]byte(head+tc.sd), "test.yml")
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("Load = %v\nwant %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			clients := sdClients(c.TargetDiscovery[0], "")
+			if tc.want == nil {
+				// Left as Prometheus defaults it: with follow_redirects its
+				// client strips Authorization on a redirect to another host.
+				hc := reflect.ValueOf(c.TargetDiscovery[0].SDConfigs[0]).Elem().FieldByName("HTTPClientConfig")
+				if len(clients) != 0 || !hc.FieldByName("FollowRedirects").Bool() {
+					t.Errorf("kubernetes: clients %+v, follow_redirects %v; want it left as Prometheus's default", clients, hc.FieldByName("FollowRedirects"))
+				}
+				return
+			}
+			for i, w := range tc.want {
+				if got := clients[i].FollowRedirects; got != w {
+					t.Errorf("item %d follow_redirects %v, want %v", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+// max_targets is read, and may not be negative.
+func TestDiscoveryMaxTargets(t *testing.T) {
+	const head = "modules:\n  m:\n    messages: [{role: user, content: hi}]\ntarget_discovery:\n  - name: d\n    template: {modules: [m], model: x}\n    http_sd_configs: [{url: 'http://127.0.0.1:1/sd'}]\n"
+	c := mustLoad(t, head+"    max_targets: 20\n")
+	if got := c.TargetDiscovery[0].MaxTargets; got != 20 {
+		t.Errorf("max_targets = %d, want 20", got)
+	}
+	_, err := Load([]byte(head+"    max_targets: -1\n"), "t.yml")
+	if want := "t.yml:8: target_discovery[0].max_targets: must not be negative"; err == nil || err.Error() != want {
+		t.Errorf("Load = %v, want %s", err, want)
 	}
 }

@@ -3,11 +3,24 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+)
+
+// A regex costs memory by its compiled program, not its source: about
+// 380 bytes a source byte for a plain one, and a short counted repeat
+// ((a{1000}){100}) is a program of 100,000 instructions. Both are capped,
+// far above any validator or family-name pattern.
+const (
+	maxRegexBytes = 16 << 10
+	maxRegexInsts = 50_000
 )
 
 // NewRegexp compiles s unanchored: output validators search the generated
 // text, so "Paris" matches "The capital is Paris.".
 func NewRegexp(s string) (*Regexp, error) {
+	if err := checkRegexSize(s); err != nil {
+		return nil, err
+	}
 	re, err := regexp.Compile(s)
 	if err != nil {
 		return nil, fmt.Errorf("invalid regex %q: %w", s, err)
@@ -43,4 +56,24 @@ func (r *Regexp) UnmarshalYAML(unmarshal func(any) error) error {
 // MarshalYAML implements yaml.Marshaler.
 func (r Regexp) MarshalYAML() (any, error) {
 	return r.Source, nil
+}
+
+// checkRegexSize refuses a regex over maxRegexBytes or maxRegexInsts
+// before the regexp package builds it (a 1 MB one cost 377 MiB).
+func checkRegexSize(s string) error {
+	if len(s) > maxRegexBytes {
+		return fmt.Errorf("regex of %d bytes is over the %d-byte limit", len(s), maxRegexBytes)
+	}
+	re, err := syntax.Parse(s, syntax.Perl)
+	if err != nil {
+		return fmt.Errorf("invalid regex %q: %w", s, err)
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return fmt.Errorf("invalid regex %q: %w", s, err)
+	}
+	if n := len(prog.Inst); n > maxRegexInsts {
+		return fmt.Errorf("regex %q compiles to %d instructions, over the %d limit", short(s), n, maxRegexInsts)
+	}
+	return nil
 }

@@ -34,10 +34,45 @@ func (t *Tracing) check(c *checker) error {
 	}
 	u, err := url.Parse(t.OTLPEndpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return c.fail("tracing.otlp_endpoint", "%q is not an http(s) URL with a host (e.g. http://otel-collector:4318/v1/traces)", t.OTLPEndpoint)
+		return c.fail("tracing.otlp_endpoint", "%q is not an http(s) URL with a host (e.g. http://otel-collector:4318/v1/traces)", RedactURL(t.OTLPEndpoint))
 	}
 	if t.Timeout < 0 {
 		return c.fail("tracing.timeout", "must not be negative")
 	}
 	return nil
 }
+
+// MarshalYAML shows the endpoint with its credentials hidden (/config,
+// debug logs): a vendor's key is often its user or a query parameter.
+// Headers are secrets already.
+func (t Tracing) MarshalYAML() (any, error) {
+	type plain Tracing
+	t.OTLPEndpoint = RedactURL(t.OTLPEndpoint)
+	return plain(t), nil
+}
+
+// RedactURL hides the user info and every query value of a URL, for
+// messages and pages; a string that does not parse is hidden whole.
+func RedactURL(s string) string {
+	if s == "" {
+		return s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "<unparsable URL>"
+	}
+	if u.User != nil {
+		u.User = url.User(redacted)
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{redacted}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// redacted stands for a hidden value, as prometheus/common's <secret>.
+const redacted = "xxxxx"

@@ -33,6 +33,9 @@ type Fleet struct {
 	mgr     *discovery.Manager // started with the first entry
 	groups  map[string][]*targetgroup.Group
 	summary Summary
+	// limited is each entry's last count of targets over its limit, to
+	// log when it changes rather than at every update.
+	limited map[string]int
 }
 
 // Summary is what the last Derive found, for the status page.
@@ -55,8 +58,10 @@ type EntrySummary struct {
 // re-derive and apply the config.
 func NewFleet(logger *slog.Logger, reg prometheus.Registerer, s Shard, onChange func()) *Fleet {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Fleet{logger: logger, reg: reg, shard: s, onChange: onChange, metrics: newMetrics(reg, s),
-		ctx: ctx, cancel: cancel, groups: map[string][]*targetgroup.Group{}}
+	// Both loggers repeat at most once a minute: Derive runs at every
+	// update, and the discovery manager logs every failed read.
+	return &Fleet{logger: quiet(logger), reg: reg, shard: s, onChange: onChange, metrics: newMetrics(reg, s),
+		ctx: ctx, cancel: cancel, groups: map[string][]*targetgroup.Group{}, limited: map[string]int{}}
 }
 
 // ApplyConfig hands the entries' *_sd_configs to the discovery manager,
@@ -82,11 +87,15 @@ func (f *Fleet) ApplyConfig(cfg *config.Config) error {
 }
 
 func (f *Fleet) start() error {
-	sdMetrics, err := discovery.CreateAndRegisterSDMetrics(f.reg)
+	reg := f.reg
+	if reg != nil {
+		reg = newSDRegisterer(reg)
+	}
+	sdMetrics, err := discovery.CreateAndRegisterSDMetrics(reg)
 	if err != nil {
 		return err
 	}
-	mgr := discovery.NewManager(f.ctx, f.logger, f.reg, sdMetrics)
+	mgr := discovery.NewManager(f.ctx, f.logger, reg, sdMetrics, discovery.HTTPClientOptions(sdClientOptions()...))
 	if mgr == nil { // it logged why (its metrics could not be registered)
 		return errors.New("cannot start the discovery manager")
 	}
@@ -135,18 +144,23 @@ func (f *Fleet) Derive(cfg *config.Config) *config.Config {
 		for _, err := range b.Errors {
 			f.logger.Warn("discovered target is invalid", "discovery", td.Name, "err", err)
 		}
-		n := 0
-		for _, t := range b.Targets {
-			if seen[t.Name] {
+		n, limit := 0, entryLimit(td)
+		for _, t := range b.Targets { // by name: the excess is the same on every replica
+			switch {
+			case seen[t.Name]:
 				b.Dropped[DropDuplicate]++
+				continue
+			case n >= limit || len(all) >= MaxTargets:
+				b.Dropped[DropLimit]++
 				continue
 			}
 			seen[t.Name] = true
 			all = append(all, t)
 			n++
 		}
+		f.noteLimit(td.Name, b.Dropped[DropLimit], limit)
 		f.metrics.discovered.WithLabelValues(td.Name).Set(float64(n))
-		for _, r := range []string{DropRelabel, DropInvalid, DropDuplicate} {
+		for _, r := range dropReasons {
 			f.metrics.dropped.WithLabelValues(td.Name, r).Set(float64(b.Dropped[r]))
 		}
 		sum.Entries = append(sum.Entries, EntrySummary{Name: td.Name, Targets: n, Dropped: maps.Clone(b.Dropped)})

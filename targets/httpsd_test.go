@@ -1,11 +1,18 @@
 package targets
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+	"github.com/prometheus/common/expfmt"
 )
 
 // http_sd against a real loopback server: targets follow its answer, and
@@ -51,5 +58,55 @@ target_discovery:
 	waitMetric(t, r, "prometheus_sd_http_failures_total", "", 2)
 	if got := names(r.fleet.Derive(r.cfg).Targets); len(got) != 1 || got[0] != "port-8003" {
 		t.Errorf("after failures: %v", got)
+	}
+}
+
+// With an http_sd entry our /metrics passes promtool check metrics:
+// Prometheus's refresh metrics include a family named after its type
+// (prometheus_sd_refresh_duration_histogram_seconds), which is dropped.
+func TestHTTPSDMetricsLint(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `[{"targets": ["127.0.0.1:8001"]}]`)
+	}))
+	defer srv.Close()
+	cfg := loadConfig(t, t.TempDir(), `
+target_discovery:
+  - name: registry
+    http_sd_configs:
+      - url: `+srv.URL+`/sd
+        refresh_interval: 100ms
+    template:
+      modules: [m]
+      model: x
+`)
+	r := startFleet(t, cfg, Shard{Count: 1})
+	r.waitFor(t, "127.0.0.1:8001")
+	mfs, err := r.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := promlint.NewWithMetricFamilies(mfs).Lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+	}
+	var text bytes.Buffer
+	for _, mf := range mfs {
+		if err := expfmt.NewEncoder(&text, expfmt.NewFormat(expfmt.TypeTextPlain)).Encode(mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Contains(text.String(), "_histogram_seconds") {
+		t.Errorf("a family named after its type is exported:\n%s", text.String())
+	}
+	if promtool := os.Getenv("PROMTOOL"); promtool != "" {
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = &text
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
 	}
 }

@@ -31,7 +31,7 @@ func newMetrics(reg prometheus.Registerer, s Shard) *metrics {
 		}, []string{"discovery"}),
 		dropped: f.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "llm_prober_discovery_dropped_targets",
-			Help: "Discovered label sets that made no target, by reason: relabel (dropped by relabel_configs), invalid (no model, bad url or labels), duplicate (a target of that name exists).",
+			Help: "Discovered label sets that made no target, by reason: relabel (dropped by relabel_configs), invalid (no model, bad url or labels), duplicate (a target of that name exists), limit (over the entry's max_targets or the total cap; the last by name are dropped).",
 		}, []string{"discovery", "reason"}),
 		applied: f.NewGauge(prometheus.GaugeOpts{
 			Name: "llm_prober_discovery_last_apply_timestamp_seconds",

@@ -3,9 +3,11 @@ package tracing
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -27,6 +29,7 @@ type otlpHTTP struct {
 	headers map[string]string
 	client  *http.Client
 	report  func(error) // New's; nil: errors go to the SDK
+	shown   string      // url for messages, credentials hidden
 }
 
 var _ sdktrace.SpanExporter = (*otlpHTTP)(nil)
@@ -64,12 +67,16 @@ func (e *otlpHTTP) post(ctx context.Context, spans []sdktrace.ReadOnlySpan) erro
 	}
 	resp, err := e.client.Do(req)
 	if err != nil {
-		return err
+		var ue *url.Error // its URL would show the endpoint's credentials
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("OTLP export to %s: %w", e.shown, err)
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("OTLP export to %s: HTTP %d: %q", e.url, resp.StatusCode, msg)
+		return fmt.Errorf("OTLP export to %s: HTTP %d: %q", e.shown, resp.StatusCode, msg)
 	}
 	return nil
 }

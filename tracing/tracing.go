@@ -39,7 +39,7 @@ func New(c config.Tracing, version string, report func(error)) (*Exporter, error
 	}
 	u, err := url.Parse(c.OTLPEndpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("tracing.otlp_endpoint %q is not an http(s) URL", c.OTLPEndpoint)
+		return nil, fmt.Errorf("tracing.otlp_endpoint %q is not an http(s) URL", config.RedactURL(c.OTLPEndpoint))
 	}
 	timeout := time.Duration(c.Timeout)
 	if timeout <= 0 {
@@ -49,7 +49,9 @@ func New(c config.Tracing, version string, report func(error)) (*Exporter, error
 	for k, v := range c.Headers {
 		h[k] = string(v)
 	}
-	exp := &otlpHTTP{url: u.String(), headers: h, client: &http.Client{Timeout: timeout}, report: report}
+	// A redirect is not followed: the headers (an API key) would go with it.
+	client := &http.Client{Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	exp := &otlpHTTP{url: u.String(), shown: config.RedactURL(u.String()), headers: h, client: client, report: report}
 	name := c.ServiceName
 	if name == "" {
 		name = "llm-prober"

@@ -90,7 +90,7 @@ func hostileSoak(o options) error {
 	if err := stop(proc.cmd, proc.exited); err != nil {
 		h.problems = append(h.problems, err.Error())
 	}
-	if p := scanHostileLog(logFile.Name(), 2); p != "" {
+	if p := scanHostileLog(logFile.Name(), 4); p != "" {
 		h.problems = append(h.problems, "prober log: "+p)
 	}
 	printLoad("end")
@@ -122,13 +122,17 @@ func (h *hostileRun) phases(proc *proberProcess, srv *serverProcess, rl *reloade
 		func() reloadResult { return rl.good(2, "good change (generation 2)") },
 		func() reloadResult { return rl.hostile(aliasBomb(), "alias bomb") },
 		func() reloadResult { return rl.good(2, "restore generation 2") },
+		func() reloadResult { return rl.hostile(aliasedScalar(), "scalar aliased 1,000 times") },
+		func() reloadResult { return rl.good(2, "restore generation 2") },
 		func() reloadResult { return rl.hostile(mergeChain(), "merge-key chain") },
+		func() reloadResult { return rl.good(2, "restore generation 2") },
+		func() reloadResult { return rl.hostile(manyKeys(), "2,000,000-key mapping") },
 		func() reloadResult { return rl.good(2, "restore generation 2") },
 		func() reloadResult { return rl.good(3, "good change (generation 3)") },
 	}
-	// At 1/5 the good change, at 2/5 and 3/5 a hostile config and its
-	// restore, at 4/5 another good change.
-	at := []int{1, 2, 2, 3, 3, 4}
+	// At 1/5 the good change, at 2/5 and 3/5 two hostile configs and their
+	// restores, at 4/5 another good change.
+	at := []int{1, 2, 2, 2, 2, 3, 3, 3, 3, 4}
 	for i, step := range steps {
 		if err := h.wait(proc, h.hostStart, h.o.duration*time.Duration(at[i])/5); err != nil {
 			return err

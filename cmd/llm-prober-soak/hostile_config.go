@@ -24,6 +24,9 @@ targets:
 	for _, k := range hostileKinds {
 		fmt.Fprintf(&b, "  - name: %s\n    url: %s\n    model: hostile\n    modules: [chat]\n    labels: {generation: %q}\n",
 			k.name, targets[k.name], generationLabel(generation))
+		if k.name == metricsKind {
+			b.WriteString("    server_metrics: {enabled: true}\n")
+		}
 		if k.name == "redirect" {
 			// Inline secrets are refused by the loader: from a file.
 			fmt.Fprintf(&b, "    http_client_config:\n      http_headers:\n        %s: {files: [%q]}\n", redirectHeader, secretFile)
@@ -58,6 +61,31 @@ func mergeChain() string {
 	for i := 1; i < 9; i++ {
 		fmt.Fprintf(&b, "  - &t%d {<<: [%s], name: t%d}\n", i, tenTimes(fmt.Sprintf("*t%d", i-1)), i)
 	}
+	return b.String()
+}
+
+// aliasedScalar is a 61 KB file whose 57 KB prompt is aliased 1,000
+// times: 57 MB of text once expanded, to upload on every probe.
+func aliasedScalar() string {
+	var b strings.Builder
+	b.WriteString("modules:\n  m:\n    api: completions\n    prompt: &p " + strings.Repeat("x", 57_000) + "\n")
+	b.WriteString("    extra_body:\n      stop: [" + strings.TrimSuffix(strings.Repeat("*p, ", 1000), ", ") + "]\n")
+	b.WriteString("targets:\n  - {name: t, url: 'http://127.0.0.1:9', model: x, modules: [m]}\n")
+	return b.String()
+}
+
+// manyKeys is one flow mapping of 2,000,000 keys (17 MB): yaml.v3 took
+// 4–8 s to build its nodes before the node budget could refuse it.
+func manyKeys() string {
+	var b strings.Builder
+	b.WriteString("x: {")
+	for i := range 2_000_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "k%d", i)
+	}
+	b.WriteString("}\n")
 	return b.String()
 }
 

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -93,6 +96,10 @@ func listen(h http.Handler) (string, error) {
 // calm phases before and after give the baseline and the end figures.
 func (s *hostileServers) calmOr(n *atomic.Int64, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" { // the server_metrics scrapes of metricsKind
+			serverMetrics(w, s.hostile.Load())
+			return
+		}
 		if !s.hostile.Load() {
 			calmStream(w, r)
 			return
@@ -132,4 +139,31 @@ func (s *hostileServers) control() http.Handler {
 		_ = json.NewEncoder(w).Encode(st)
 	})
 	return mux
+}
+
+// metricsKind is the target whose server_metrics are scraped: while
+// hostile, its /metrics is 1,000,000 series (14 MB) of a family no mapping
+// reads; before the family filter, parsing one grew the prober by
+// hundreds of MiB.
+const metricsKind = "html"
+
+const calmMetrics = "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"hostile\"} 0\n"
+
+var hugeMetrics = sync.OnceValue(func() []byte {
+	var b bytes.Buffer
+	b.WriteString("# TYPE j gauge\n")
+	for i := range 1_000_000 {
+		fmt.Fprintf(&b, "j{i=\"%x\"} 1\n", i)
+	}
+	b.WriteString(calmMetrics)
+	return b.Bytes()
+})
+
+func serverMetrics(w http.ResponseWriter, hostile bool) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	if !hostile {
+		_, _ = io.WriteString(w, calmMetrics)
+		return
+	}
+	_, _ = w.Write(hugeMetrics())
 }

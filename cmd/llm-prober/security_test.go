@@ -24,9 +24,11 @@ const (
 	secretPassword = "SECRET-password-91c2"
 	secretHeader   = "SECRET-header-file-5d0e"
 	secretEnv      = "SECRET-env-c4b8"
+	secretOTLPURL  = "SECRET-otlp-url-2e6f" // user info and query of tracing.otlp_endpoint
+	secretOTLPKey  = "SECRET-otlp-header-8b1d"
 )
 
-var allSecrets = []string{secretBearer, secretPassword, secretHeader, secretEnv}
+var allSecrets = []string{secretBearer, secretPassword, secretHeader, secretEnv, secretOTLPURL, secretOTLPKey}
 
 // authServer streams a good answer only when every credential arrived,
 // so the test knows the secrets were really used. It never echoes them.
@@ -60,6 +62,9 @@ func writeSecretFiles(t *testing.T, dir string) {
 
 const secretsConfig = `
 global: {interval: 500ms, timeout: 400ms}
+tracing:
+  otlp_endpoint: http://tenant:%[4]s@%[3]s/v1/traces?api_key=%[4]s
+  headers: {X-Otlp-Key: "${LLM_PROBER_SECURITY_TEST_OTLP}"}
 modules:
   chat:
     messages: [{role: user, content: hi}]
@@ -96,12 +101,13 @@ targets:
 
 func TestSecretsNeverShown(t *testing.T) {
 	t.Setenv("LLM_PROBER_SECURITY_TEST_ENV", secretEnv)
+	t.Setenv("LLM_PROBER_SECURITY_TEST_OTLP", secretOTLPKey)
 	dir := t.TempDir()
 	writeSecretFiles(t, dir)
 	var seen atomic.Int64
 	url := authServer(t, &seen)
 	cfg := filepath.Join(dir, "llm-prober.yml")
-	testutil.WriteFile(t, cfg, fmt.Sprintf(secretsConfig, url, dir, testutil.FreeAddr(t)))
+	testutil.WriteFile(t, cfg, fmt.Sprintf(secretsConfig, url, dir, testutil.FreeAddr(t), secretOTLPURL))
 	p := startProber(t, "--config.file="+cfg)
 
 	for _, target := range []string{"bearer", "basic", "rejected", "refused"} {

@@ -46,7 +46,7 @@ func (s *spanExport) apply(c config.Tracing, logger log.Logger) {
 		go func() { _ = old.Shutdown(context.Background()) }()
 	}
 	if x != nil {
-		level.Info(logger).Log("msg", "tracing: exporting probe spans", "endpoint", c.OTLPEndpoint)
+		level.Info(logger).Log("msg", "tracing: exporting probe spans", "endpoint", config.RedactURL(c.OTLPEndpoint))
 	}
 }
 

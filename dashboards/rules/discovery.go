@@ -75,6 +75,24 @@ max by (<JI>, discovery) (llm_prober_discovery_targets{SEL}) == 0`),
 					"dashboard_url": dash,
 				},
 			},
+			{
+				Comment: "The entry found more targets than its max_targets, or all entries more than\n" +
+					"the total cap: the last by name go unprobed. Every replica derives the same\n" +
+					"list, so every replica fires.",
+				Alert: "LLMProberDiscoveredTargetsLimited",
+				Expr: c.expand(`
+max by (<JI>, discovery) (llm_prober_discovery_dropped_targets{SEL, reason="limit"}) > 0`),
+				For:    "10m",
+				Labels: map[string]string{"severity": "warning"},
+				Annotations: map[string]string{
+					"summary": "A target_discovery entry found more targets than its cap; the rest are not probed.",
+					"description": "The target_discovery entry {{ $labels.discovery }} of llm-prober {{ $labels.instance }} " +
+						"(job {{ $labels.job }}) dropped {{ $value }} discovered targets, the last by name, over its max_targets " +
+						"or the total cap: they are not probed.",
+					"runbook_url":   c.runbook("LLMProberDiscoveredTargetsLimited"),
+					"dashboard_url": dash,
+				},
+			},
 		},
 	}
 }
