@@ -22,7 +22,7 @@ func withComponents(t *testing.T, grafana, runbooks string) string {
 	if err := os.CopyFS(dir, os.DirFS("kubernetes")); err != nil {
 		t.Fatal(err)
 	}
-	edit := func(file, old, new string) {
+	edit := func(file, old, repl string) {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(dir, file))
 		if err != nil {
@@ -31,7 +31,7 @@ func withComponents(t *testing.T, grafana, runbooks string) string {
 		if !bytes.Contains(b, []byte(old)) {
 			t.Fatalf("%s lacks %q", file, old)
 		}
-		if err := os.WriteFile(filepath.Join(dir, file), bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, file), bytes.Replace(b, []byte(old), []byte(repl), 1), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
