@@ -45,9 +45,10 @@ func sliGroup(c Config) Group {
 	g := Group{
 		Comment: "SLI error ratios, one series per (cluster, job, instance, target, model, slo)\n" +
 			"and window. The latency SLIs count llm_prober_slo_violations_total (successful\n" +
-			"probes that missed that SLO) over the probes of the modules that configure\n" +
-			"that SLO (llm_prober_slo_seconds); failed probes count against availability\n" +
-			"and goodput, not against the latency SLIs. instance (the prober) is kept so\n" +
+			"probes that missed that SLO, and probes that timed out after waiting past it:\n" +
+			"ttft and e2el before the first token, e2el while decoding) over the probes of\n" +
+			"the modules that configure that SLO (llm_prober_slo_seconds); other failures\n" +
+			"count against availability and goodput only. instance (the prober) is kept so\n" +
 			"that the alerts carry it: LLMProberDown inhibits them by instance.\n" +
 			"The SLO thresholds are read over 2m so that a missed scrape does not drop\n" +
 			"the latency SLIs (and reset the alerts' for: timers) for a step.\n" +
