@@ -24,7 +24,7 @@ func capacity() *dashboardBuilder {
 		WithPanel(p.stat("Bottleneck",
 			"Current bottleneck per target from the recording rule target_model:llm_prober_server_bottleneck:state (kv_cache_exhausted > preempting > queueing > prefill_bound > healthy). Needs alerts/llm-prober-rules.yml loaded in Prometheus.",
 			"none", 24, 4, common.BigValueTextModeName, nil, thresholds("blue"),
-			q{expr: `target_model:llm_prober_server_bottleneck:state{job=~"$job", target=~"$target", model=~"$model"}`, legend: "{{target}} {{model}}: {{bottleneck}}", instant: true})).
+			q{expr: `target_model:llm_prober_server_bottleneck:state{cluster=~"$cluster", job=~"$job", target=~"$target", model=~"$model"}`, legend: "{{target}} {{model}}: {{bottleneck}}", instant: true})).
 		WithPanel(p.replicaTable()).
 		WithPanel(p.ts("KV cache usage",
 			"Fraction of the KV cache blocks in use, per engine (llm_prober_server_kv_cache_usage_ratio). Sustained values above 90% mean new requests wait or running ones are preempted.",

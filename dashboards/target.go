@@ -102,7 +102,7 @@ func targetDrillDown() *dashboardBuilder {
 		WithPanel(p.ts("Server metrics scrape",
 			"Whether llm-prober's last scrape of the target's own /metrics succeeded, and how long it took.",
 			"s", 12, 8, tsOpts{min: zero},
-			q{expr: `max by (target) (llm_prober_server_scrape_duration_seconds{job=~"$job", instance=~"$instance", target=~"$target"})`, legend: "duration {{target}}"},
-			q{expr: `min by (target) (llm_prober_server_scrape_success{job=~"$job", instance=~"$instance", target=~"$target"})`, legend: "success (1 = ok) {{target}}"}).
+			q{expr: `max by (target) (llm_prober_server_scrape_duration_seconds{cluster=~"$cluster", job=~"$job", instance=~"$instance", target=~"$target"})`, legend: "duration {{target}}"},
+			q{expr: `min by (target) (llm_prober_server_scrape_success{cluster=~"$cluster", job=~"$job", instance=~"$instance", target=~"$target"})`, legend: "success (1 = ok) {{target}}"}).
 			OverrideByQuery("B", []dashboard.DynamicConfigValue{{Id: "unit", Value: "none"}}))
 }
