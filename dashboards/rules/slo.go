@@ -118,9 +118,19 @@ func sloPeriodGroup(c Config) Group {
 				Record: "target_model:llm_prober_slo_period_burn_rate:ratio",
 				Expr: "target_model:llm_prober_slo_errors:ratio_rate" + p + "\n" +
 					"/ on (slo) group_left () llm_prober:slo_error_budget:ratio"},
-			{Comment: "Share of the period's error budget left (negative: the SLO is missed).",
+			{Comment: "How much of the period the average above covers: from the oldest 5m ratio\n" +
+				"present (the series' age, or Prometheus's retention when shorter than the\n" +
+				"period; found at 5m steps, so up to 5m short) to now.",
+				Record: "target_model:llm_prober_slo_period_history:seconds",
+				Expr:   "time() - min_over_time(timestamp(target_model:llm_prober_slo_errors:ratio_rate5m)[" + p + ":5m])"},
+			{Comment: "Share of the period's error budget left, charging only the history present:\n" +
+				"the mean error ratio over it times its share of the period, over the budget.\n" +
+				"With a full period this is Sloth's 1 - burn rate; with less (a new target, a\n" +
+				"short retention) the missing history is never charged as errors, so the value\n" +
+				"is never below what the data supports. Negative: the SLO is missed.",
 				Record: "target_model:llm_prober_slo_period_error_budget_remaining:ratio",
-				Expr:   "1 - target_model:llm_prober_slo_period_burn_rate:ratio"},
+				Expr: "1 - target_model:llm_prober_slo_period_burn_rate:ratio\n" +
+					fmt.Sprintf("  * clamp_max(target_model:llm_prober_slo_period_history:seconds / %d, 1)", c.PeriodDays*86400)},
 		},
 	}
 }
