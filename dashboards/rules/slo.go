@@ -120,9 +120,12 @@ func sloPeriodGroup(c Config) Group {
 					"/ on (slo) group_left () llm_prober:slo_error_budget:ratio"},
 			{Comment: "How much of the period the average above covers: from the oldest 5m ratio\n" +
 				"present (the series' age, or Prometheus's retention when shorter than the\n" +
-				"period; found at 5m steps, so up to 5m short) to now.",
+				"period) to now. Found at 10m steps over the period and at 1m steps over the\n" +
+				"last hour (a young series): short by up to 10m, never long.",
 				Record: "target_model:llm_prober_slo_period_history:seconds",
-				Expr:   "time() - min_over_time(timestamp(target_model:llm_prober_slo_errors:ratio_rate5m)[" + p + ":5m])"},
+				Expr: strings.NewReplacer("OLD", "min_over_time(timestamp(target_model:llm_prober_slo_errors:ratio_rate5m)["+p+":10m])",
+					"NEW", "min_over_time(timestamp(target_model:llm_prober_slo_errors:ratio_rate5m)[1h:1m])").Replace(
+					"time() - (\n  (NEW < OLD)\n  or OLD\n  or NEW\n)")},
 			{Comment: "Share of the period's error budget left, charging only the history present:\n" +
 				"the mean error ratio over it times its share of the period, over the budget.\n" +
 				"With a full period this is Sloth's 1 - burn rate; with less (a new target, a\n" +
