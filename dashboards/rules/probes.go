@@ -47,19 +47,20 @@ sum by (<TM>) (rate(llm_prober_probe_failures_total{SEL, reason=~"connect|dns|tl
 				},
 			},
 			{
-				Comment: "Over " + holdWindow + " (the newest timestamp and the interval seen), so that a missed\n" +
-					"scrape does not restart the for: and a dead prober's alert holds until\n" +
-					"LLMProberDown fires.",
+				Comment: "The age of the last probe at the last scrape of the last " + holdWindow + " (scrape time\n" +
+					"minus the newest probe timestamp), so that a missed scrape does not restart\n" +
+					"the for:, and a dead prober's probes do not age (LLMProberDown is about it).",
 				Alert: "LLMProberNoProbeResults",
 				Expr: c.expand(`
-time() - max_over_time(llm_prober_last_probe_timestamp_seconds{SEL}[` + holdWindow + `])
+max_over_time(timestamp(llm_prober_last_probe_timestamp_seconds{SEL})[` + holdWindow + `:])
+  - max_over_time(llm_prober_last_probe_timestamp_seconds{SEL}[` + holdWindow + `])
   > clamp_min(3 * max_over_time(llm_prober_probe_interval_seconds{SEL}[` + holdWindow + `]), 120)`),
 				For:    "5m",
 				Labels: map[string]string{"severity": "warning"},
 				Annotations: map[string]string{
 					"summary": "llm-prober has stopped finishing probes for a target.",
 					"description": "The last {{ $labels.module }} probe of {{ $labels.target }} on {{ $labels.instance }}" + fromLocation + " " +
-						"finished {{ $value | humanizeDuration }} ago, more than three probe intervals.",
+						"had finished {{ $value | humanizeDuration }} before the last scrape, more than three probe intervals.",
 					"runbook_url":   c.runbook("LLMProberNoProbeResults"),
 					"dashboard_url": c.dashboardURL(TargetDashboardUID, true),
 				},

@@ -71,7 +71,7 @@ func page(alert string) string { return alert + " 1h/5m" }
 // pages (the all-timeout target's latency page among them), and the
 // prober's death: LLMProberDown (for: 1m) fires before its target alerts
 // resolve (3m after the last scrape), and nothing goes silent in between.
-// The persistent queue needs a full 10m window: only pending here.
+// The capacity alerts need a full 10m window: they cannot even be pending.
 var quick = mode{
 	name: "quick", killTargetAt: time.Minute, killProberAt: 6 * time.Minute, observeAfter: 4 * time.Minute,
 	expect: map[string][]string{
@@ -82,8 +82,7 @@ var quick = mode{
 		"prober":    {"LLMProberDown"},
 	},
 	expectPending: map[string][]string{
-		"saturated": {"LLMProberRequestsQueueing"},
-		"dead":      {"LLMProberTargetUnreachable", "LLMProberProbesFailing"},
+		"dead": {"LLMProberTargetUnreachable", "LLMProberProbesFailing"},
 	},
 }
 
