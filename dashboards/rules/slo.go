@@ -220,11 +220,11 @@ and on (<TM>)
 const capacityAlerts = "LLMProber(KVCacheNearFull|HighPreemptionRate|RequestsQueueing)"
 
 // capacityCause attaches to a burn alert's description the capacity alerts
-// firing for the same target and model (in its cluster): the page then
+// firing for the same target and model (in its cluster and job): the page then
 // names its cause, and the Alertmanager example (grouped by target) sends
 // them in the same notification only where they route to the same receiver.
 func (c Config) capacityCause() string {
-	sel, args := `ALERTS{alertstate=\"firing\", alertname=~\"`+capacityAlerts+`\", target=%q, model=%q`, " $labels.target $labels.model"
+	sel, args := `ALERTS{alertstate=\"firing\", alertname=~\"`+capacityAlerts+`\", job=%q, target=%q, model=%q`, " $labels.job $labels.target $labels.model"
 	if c.ClusterLabel != "" {
 		sel, args = sel+", "+c.ClusterLabel+"=%q", args+" $labels."+c.ClusterLabel
 	}
