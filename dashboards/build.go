@@ -84,10 +84,10 @@ func RenderWith(c rules.Config) (map[string][]byte, error) {
 // ---- shared pieces ----
 
 // sel is the label matcher every probe/server query carries.
-const sel = `job=~"$job", instance=~"$instance", target=~"$target", model=~"$model"`
+const sel = `cluster=~"$cluster", job=~"$job", instance=~"$instance", target=~"$target", model=~"$model"`
 
 // selJI is for process-wide series that have no target/model labels.
-const selJI = `job=~"$job", instance=~"$instance"`
+const selJI = `cluster=~"$cluster", job=~"$job", instance=~"$instance"`
 
 // selLocation is added to sel on the probe series (and on
 // llm_prober_target_info and the probe SLIs recorded from them), which
@@ -308,6 +308,16 @@ func labelVar(name, label, desc, match string) *dashboard.QueryVariableBuilder {
 		Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt("All"), Value: dashboard.StringOrArrayOfString{ArrayOfString: []string{"$__all"}}})
 }
 
+// clusterVar selects the cluster label the rules keep (rules.Config's
+// ClusterLabel, "cluster" by default). Its All is .*, as location's: a
+// Prometheus without the label keeps every series.
+func clusterVar() *dashboard.QueryVariableBuilder {
+	return labelVar("cluster", "Cluster",
+		"The cluster label of the llm-prober series (one Prometheus, Thanos or Mimir holding several clusters); All also keeps series without it. Alerts' dashboard links select it.",
+		"").
+		AllValue(".*")
+}
+
 // locationVar selects the probers' locations. Its All is .*, the one
 // exception to .+: probers without --probe.location export no location
 // label, and All must keep their series (a query variable that finds no
@@ -315,7 +325,7 @@ func labelVar(name, label, desc, match string) *dashboard.QueryVariableBuilder {
 func locationVar() *dashboard.QueryVariableBuilder {
 	return labelVar("location", "Location",
 		"Where the probers run (--probe.location or global.location): compare the same targets probed from several regions or clusters. Filters the probe series only; the server series carry no location (pick an instance for one prober's view of the server).",
-		`{job=~"$job"}`).
+		`{cluster=~"$cluster", job=~"$job"}`).
 		AllValue(".*")
 }
 
@@ -347,11 +357,12 @@ func base(uid, title, desc string, tags ...string) *dashboardBuilder {
 			Type("prometheus").
 			Current(dashboard.VariableOption{Selected: ptr(true), Text: textOpt("default"), Value: textOpt("default")})).
 		WithVariable(tracingVar()).
-		WithVariable(labelVar("job", "Job", "Prometheus job(s) scraping llm-prober.", "")).
+		WithVariable(clusterVar()).
+		WithVariable(labelVar("job", "Job", "Prometheus job(s) scraping llm-prober.", `{cluster=~"$cluster"}`)).
 		WithVariable(locationVar()).
-		WithVariable(labelVar("instance", "Instance", "llm-prober instance(s).", `{job=~"$job", location=~"$location"}`)).
-		WithVariable(labelVar("target", "Target", "Probed inference endpoint(s), as named in the llm-prober configuration.", `{job=~"$job", instance=~"$instance", location=~"$location"}`)).
-		WithVariable(labelVar("model", "Model", "Model name(s) served by the selected targets.", `{job=~"$job", instance=~"$instance", location=~"$location", target=~"$target"}`))
+		WithVariable(labelVar("instance", "Instance", "llm-prober instance(s).", `{cluster=~"$cluster", job=~"$job", location=~"$location"}`)).
+		WithVariable(labelVar("target", "Target", "Probed inference endpoint(s), as named in the llm-prober configuration.", `{cluster=~"$cluster", job=~"$job", instance=~"$instance", location=~"$location"}`)).
+		WithVariable(labelVar("model", "Model", "Model name(s) served by the selected targets.", `{cluster=~"$cluster", job=~"$job", instance=~"$instance", location=~"$location", target=~"$target"}`))
 }
 
 // quantiles returns p50/p90/p99 queries over a probe histogram, split by

@@ -22,18 +22,22 @@ func capacity() *dashboardBuilder {
 		WithVariable(gpuJoinVar()).
 		WithRow(p.row("Bottleneck and KV cache")).
 		WithPanel(p.stat("Bottleneck",
-			"Current bottleneck per target from the recording rule target_model:llm_prober_server_bottleneck:state (kv_cache_exhausted > preempting > queueing > prefill_bound > healthy). Needs alerts/llm-prober-rules.yml loaded in Prometheus.",
-			"none", 24, 4, common.BigValueTextModeName, nil, thresholds("blue"),
-			q{expr: `target_model:llm_prober_server_bottleneck:state{job=~"$job", target=~"$target", model=~"$model"}`, legend: "{{target}} {{model}}: {{bottleneck}}", instant: true})).
+			"Current bottleneck per target, as each prober (instance) sees its server, from the recording rules' candidates (target_model:llm_prober_server_bottleneck:candidate_rank, the most severe kept, as target_model:llm_prober_server_bottleneck:state does): kv_cache_exhausted (red) > preempting (red) > queueing (orange) > prefill_bound (yellow) > healthy (green). Empty when the server's metrics are not scraped (no server_metrics, or the scrape fails) or alerts/llm-prober-rules.yml is not loaded.",
+			"none", 24, 4, common.BigValueTextModeName, nil, thresholds("red", 3.0, "orange", 4.0, "yellow", 5.0, "green"),
+			q{expr: `bottomk by (cluster, job, instance, target, model) (1, target_model:llm_prober_server_bottleneck:candidate_rank{cluster=~"$cluster", job=~"$job", instance=~"$instance", target=~"$target", model=~"$model"})`, legend: "{{target}} {{model}} ({{instance}}): {{bottleneck}}", instant: true}).
+			NoValue("No server metrics for the selected targets (no server_metrics configured, the scrape fails) or the recording rules are not loaded")).
 		WithPanel(p.replicaTable()).
 		WithPanel(p.ts("KV cache usage",
 			"Fraction of the KV cache blocks in use, per engine (llm_prober_server_kv_cache_usage_ratio). Sustained values above 90% mean new requests wait or running ones are preempted.",
 			"percentunit", 12, 8, tsOpts{min: zero, max: one},
 			q{expr: e(`max by (target, model, engine) (llm_prober_server_kv_cache_usage_ratio{SEL})`), legend: "{{target}} {{model}} engine {{engine}}"})).
 		WithPanel(p.ts("KV cache usage forecast (1h ahead)",
-			"Linear extrapolation of KV cache usage one hour ahead from the last 30 minutes (predict_linear). At or above 100% the cache is forecast to be exhausted within the hour. The forecast stops with the usage series: a dead server (or one llm-prober no longer scrapes) is not extrapolated from its last 30 minutes.",
+			"Linear extrapolation of KV cache usage one hour ahead from the last 30 minutes (predict_linear), clamped to 0-200%. At or above 100% the cache is forecast to be exhausted within the hour. Only engines whose series is 30 minutes old: a younger one (a start, a restart, a new replica) holds a ramp, not a trend, and swung the line from -100% to +1,500%. The forecast stops with the usage series: a dead server (or one llm-prober no longer scrapes) is not extrapolated from its last 30 minutes.",
 			"percentunit", 12, 8, tsOpts{min: zero},
-			q{expr: e(`max by (target, model) (predict_linear(llm_prober_server_kv_cache_usage_ratio{SEL}[30m], 3600))
+			q{expr: e(`max by (target, model) (
+  clamp(predict_linear(llm_prober_server_kv_cache_usage_ratio{SEL}[30m], 3600), 0, 2)
+  and llm_prober_server_kv_cache_usage_ratio{SEL} offset 30m
+)
 and on (target, model) max by (target, model) (llm_prober_server_kv_cache_usage_ratio{SEL})`), legend: "forecast {{target}} {{model}}"},
 			q{expr: e(`max by (target, model) (llm_prober_server_kv_cache_usage_ratio{SEL})`), legend: "now {{target}} {{model}}"})).
 		WithRow(p.row("Scheduler")).

@@ -192,6 +192,11 @@ func TestLint(t *testing.T) {
 				if !strings.Contains(tg.Expr, `job=~"$job"`) && tg.Expr != dcgmPresence {
 					t.Errorf("%s: query does not filter on $job: %s", where, tg.Expr)
 				}
+				// Every selector that picks a job picks its cluster too, so
+				// that an alert's link (var-cluster) narrows every panel.
+				if strings.Count(tg.Expr, `job=~"$job"`) != strings.Count(tg.Expr, `cluster=~"$cluster", job=~"$job"`) {
+					t.Errorf("%s: a selector filters on $job but not on $cluster: %s", where, tg.Expr)
+				}
 				for _, m := range rangeRe.FindAllStringSubmatch(tg.Expr, -1) {
 					if !slices.Contains(allowedWindows, m[1]) {
 						t.Errorf("%s: range [%s] is not one of %v", where, m[1], allowedWindows)

@@ -55,7 +55,7 @@ func TestServerSeriesOncePerServer(t *testing.T) {
 
 	vars := func(instance string) *strings.Replacer {
 		return strings.NewReplacer("$__rate_interval", "2m", "$__range", "10m",
-			"$job", ".+", "$instance", instance, "$target", ".+", "$model", ".+", "$location", ".*")
+			"$job", ".+", "$instance", instance, "$target", ".+", "$model", ".+", "$location", ".*", "$cluster", ".*")
 	}
 	one, all := vars("a"), vars(".+")
 	type exprTest struct {

@@ -54,11 +54,14 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
 			thresholds("red", 0.95, "orange", 0.99, "green"),
 			q{expr: goodRatio("$__range"), legend: "{{target}} {{model}} {{location}}", instant: true})).
-		WithPanel(p.stat("Error budget remaining ("+period+")",
-			"Share of the goodput error budget left over the "+period+" SLO period, from the recording rule target_model:llm_prober_slo_period_error_budget_remaining:ratio (the objective and period are those of alerts/llm-prober-rules.yml). Negative means the SLO is already missed for this period.",
+		WithPanel(p.stat("Error budget remaining ("+period+", history present)",
+			"Share of the goodput error budget of the "+period+" SLO period left, charging only the history Prometheus holds (target_model:llm_prober_slo_period_error_budget_remaining:ratio; the objective and period are those of alerts/llm-prober-rules.yml): the mean error ratio over that history times its share of the period. A new target, or a retention shorter than the period (Prometheus's default is 15d), holds less: the missing days are not charged, never read as errors, and the \"history\" tiles say how much the number covers. Negative means the SLO is already missed for this period. One tile per target, model, prober (instance) and location.",
 			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
 			thresholds("red", 0.0, "orange", 0.25, "green"),
-			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", `, slo="goodput"`), legend: "{{target}} {{model}} {{instance}} {{location}}", instant: true})).
+			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", `, slo="goodput"`), legend: "{{target}} {{model}} {{instance}} {{location}}", instant: true},
+			q{expr: recorded("target_model:llm_prober_slo_period_history:seconds", `, slo="goodput"`), legend: "history {{target}} {{model}} {{instance}} {{location}}", instant: true}).
+			OverrideByQuery("B", []dashboard.DynamicConfigValue{{Id: "unit", Value: "dtdurations"}, {Id: "color", Value: map[string]any{"mode": "fixed", "fixedColor": "text"}}}).
+			NoValue("No SLO history yet: the period series start 5 minutes after the first recorded 5m error ratio (alerts/llm-prober-rules.yml must be loaded)")).
 		WithPanel(p.ts("Goodput ratio",
 			"Fraction of probes that succeeded and met every configured SLO, per target, model and location (where the probers run). Compare with the SLO objective variable.",
 			"percentunit", 12, 6, tsOpts{max: one},
@@ -72,7 +75,7 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 			q{expr: burnRate("6h"), legend: "6h {{target}} {{model}} {{location}}"},
 			q{expr: recorded("target_model:llm_prober_slo_period_burn_rate:ratio", `, slo="goodput"`), legend: period + " {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Error ratio by SLO",
-			"Fraction of probes that failed (availability), and per latency SLO (ttft, tpot, e2el) the fraction of the probes of modules with that SLO that succeeded but missed it.",
+			"Fraction of probes that failed (availability), and per latency SLO (ttft, tpot, e2el) the fraction of the probes of modules with that SLO that missed it: succeeded over the threshold, or timed out after waiting past it (before the first token: ttft and e2el; while decoding: e2el).",
 			"percentunit", 12, 7, tsOpts{min: zero},
 			q{expr: e(`sum by (location, target, model) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))
 / sum by (location, target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "availability {{target}} {{model}} {{location}}"},
@@ -82,29 +85,30 @@ func sloOverview(c rules.Config) *dashboardBuilder {
   * on (job, instance, location, target, model, module) group_right () (0 * (llm_prober_slo_seconds{SEL} > 0) + 1)
 )`), legend: "{{slo}} {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Error budget remaining by SLO ("+period+")",
-			"Share of each SLO's error budget left over the "+period+" period (Sloth-style target_model:llm_prober_slo_period_error_budget_remaining:ratio): goodput, availability and each configured latency SLO.",
+			"Share of each SLO's error budget left over the "+period+" period (target_model:llm_prober_slo_period_error_budget_remaining:ratio): goodput, availability and each configured latency SLO. Like the stat above it charges only the history Prometheus holds, never the missing days.",
 			"percentunit", 24, 7, tsOpts{max: one},
 			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", ""), legend: "{{slo}} {{target}} {{model}} {{location}}"}))
 	return serverTraffic(b, p).
 		WithRow(p.row("Client-side latency (synthetic probes)")).
 		WithPanel(p.ts("Time to first token",
-			"Probe TTFT percentiles (request sent until the first chunk with generated content), from llm_prober_time_to_first_token_seconds. Exemplars carry the probe_id.",
+			"Probe TTFT percentiles (request sent until the first chunk with generated content), from llm_prober_time_to_first_token_seconds. Exemplars carry the probe_id."+successOnly,
 			"s", 12, 8, tsOpts{min: zero},
 			append(quantiles("llm_prober_time_to_first_token_seconds", "target, model", true),
 				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="ttft"})`), legend: "SLO {{target}} {{model}}"})...).
 			OverrideByRegexp("^SLO ", sloLineStyle)).
 		WithPanel(p.ts("Time per output token",
-			"Probe TPOT percentiles, (E2E latency - TTFT) / (output tokens - 1), from llm_prober_time_per_output_token_seconds.",
+			"Probe TPOT percentiles, (E2E latency - TTFT) / (output tokens - 1), from llm_prober_time_per_output_token_seconds."+successOnly,
 			"s", 12, 8, tsOpts{min: zero},
 			append(quantiles("llm_prober_time_per_output_token_seconds", "target, model", true),
 				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="tpot"})`), legend: "SLO {{target}} {{model}}"})...).
 			OverrideByRegexp("^SLO ", sloLineStyle)).
 		WithPanel(p.ts("Inter-token latency",
-			"Percentiles of the gaps between consecutive tokens of the probes' streams (llm_prober_inter_token_latency_seconds).",
+			"Percentiles of the gaps between consecutive tokens of the probes' streams (llm_prober_inter_token_latency_seconds)."+successOnly,
 			"s", 12, 8, tsOpts{min: zero},
-			quantiles("llm_prober_inter_token_latency_seconds", "target, model", true)...)).
+			quantiles("llm_prober_inter_token_latency_seconds", "target, model", true)...).
+			NoValue(noSuccess)).
 		WithPanel(p.ts("End-to-end latency",
-			"Probe end-to-end latency percentiles, request sent until the end of the stream (llm_prober_e2e_latency_seconds).",
+			"Probe end-to-end latency percentiles, request sent until the end of the stream (llm_prober_e2e_latency_seconds)."+successOnly,
 			"s", 12, 8, tsOpts{min: zero},
 			append(quantiles("llm_prober_e2e_latency_seconds", "target, model", true),
 				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="e2el"})`), legend: "SLO {{target}} {{model}}"})...).
@@ -115,7 +119,7 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
 			q{expr: nonZero(`sum by (location, target, model, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "location, target, model, reason"), legend: "{{reason}} {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("SLO violations",
-			"Successful probes per second that missed a configured latency SLO, by SLO.",
+			"Probes per second that missed a configured latency SLO, by SLO: successful ones over the threshold, and ones that timed out after waiting past it (the latency panels above show successful probes only).",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
 			q{expr: e(`sum by (location, target, model, slo) (rate(llm_prober_slo_violations_total{SEL}[$__rate_interval]))`), legend: "{{slo}} {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Probe volume",
@@ -137,6 +141,13 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 )
 / sum by (location, target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "{{location}} {{target}} {{model}}"}))
 }
+
+// successOnly says why a latency panel can be empty (or show its SLO line
+// alone) while probes run: the histograms observe successful probes only.
+const successOnly = " Successful probes only: a target whose probes all fail or time out has no line here; its timeouts count as TTFT/E2EL SLO violations in \"Error ratio by SLO\" and its failures in \"Failures by reason\"."
+
+// noSuccess is the text of a latency panel without a successful probe.
+const noSuccess = "No successful probe in the time range (timeouts and failures: see Error ratio by SLO and Failures by reason)"
 
 // sloLineStyle draws the configured SLO threshold series as a dashed line.
 var sloLineStyle = []dashboard.DynamicConfigValue{

@@ -5,10 +5,22 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 )
 
+// noPromptTokens says why the prompt-length panels are empty.
+const noPromptTokens = "No module of the selected targets sets prompt_tokens (or none succeeded in the time range)"
+
 // meanOf is the mean of a histogram over $__rate_interval by target, model.
 func meanOf(metric string) string {
 	return ratioOfRates(metric+"_sum", metric+"_count")
 }
+
+// neverMapping shows the -1 of "Time since last success" (a module that
+// never succeeded since its prober started) as text, in red.
+var neverMapping = []dashboard.ValueMapping{{ValueMap: &dashboard.ValueMap{
+	Type: dashboard.MappingTypeValueToText,
+	Options: map[string]dashboard.ValueMappingResult{
+		"-1": {Text: ptr("never since start"), Color: ptr("red"), Index: ptr(int32(0))},
+	},
+}}}
 
 func targetDrillDown() *dashboardBuilder {
 	p := &panelIDs{}
@@ -31,12 +43,14 @@ func targetDrillDown() *dashboardBuilder {
 			"s", 8, 5, common.BigValueTextModeValueAndName, nil, thresholds("green", 120.0, "red"),
 			q{expr: e(`time() - max by (location, target, model, module) (llm_prober_last_probe_timestamp_seconds{SEL})`), legend: "{{target}} {{module}} {{location}}", instant: true})).
 		WithPanel(p.stat("Time since last success",
-			"Seconds since the last successful probe.",
-			"s", 8, 5, common.BigValueTextModeValueAndName, nil, thresholds("green", 300.0, "red"),
-			q{expr: e(`time() - max by (location, target, model, module) (llm_prober_last_success_timestamp_seconds{SEL})`), legend: "{{target}} {{module}} {{location}}", instant: true})).
+			"Seconds since the last successful probe, per module and location. A module that has not succeeded since its prober started (llm_prober_last_success_timestamp_seconds is exported only after a success) shows \"never since start\" in red instead of vanishing.",
+			"s", 8, 5, common.BigValueTextModeValueAndName, neverMapping, thresholds("green", 300.0, "red"),
+			q{expr: e(`time() - max by (location, target, model, module) (llm_prober_last_success_timestamp_seconds{SEL})
+or on (location, target, model, module)
+-1 * group by (location, target, model, module) (llm_prober_last_probe_timestamp_seconds{SEL})`), legend: "{{target}} {{module}} {{location}}", instant: true})).
 		WithRow(p.row("Probe phases")).
 		WithPanel(p.ts("Mean probe phases",
-			"Where a probe spends its time, stacked: waiting for response headers, then for the first token (TTFT - headers), then decoding (E2E - TTFT). Means over successful probes.",
+			"Where a probe spends its time, stacked: waiting for response headers, then for the first token (TTFT - headers), then decoding (E2E - TTFT). Means over successful probes."+successOnly,
 			"s", 12, 8, tsOpts{min: zero, stacked: true},
 			q{expr: meanOf("llm_prober_time_to_headers_seconds"), legend: "headers {{target}} {{model}} {{location}}"},
 			q{expr: meanOf("llm_prober_time_to_first_token_seconds") + "\n- " + meanOf("llm_prober_time_to_headers_seconds"), legend: "first token {{target}} {{model}} {{location}}"},
@@ -75,11 +89,13 @@ func targetDrillDown() *dashboardBuilder {
 			"Median time to first token of the modules that send a prompt of a set size (prompt_tokens), one series per module: TTFT against prompt length. Cold modules (cache: cold or paired) show full prefill; warm ones the prefix cache. Empty when no module sets prompt_tokens.",
 			"s", 12, 8, tsOpts{min: zero},
 			q{expr: "(" + quantileExpr("0.5", "target, model, module", "llm_prober_time_to_first_token_seconds") +
-				`) and on (location, target, model, module) llm_prober_prompt_length_tokens{` + sel + `}`, legend: "{{module}} {{target}} {{location}}", exemplar: true})).
+				`) and on (location, target, model, module) llm_prober_prompt_length_tokens{` + sel + `}`, legend: "{{module}} {{target}} {{location}}", exemplar: true}).
+			NoValue(noPromptTokens)).
 		WithPanel(p.ts("Prefill throughput (p50)",
 			"Median prefill speed of cold probes with a set prompt length: uncached prompt tokens divided by TTFT. It falls as prompts grow when attention dominates, and with contention on a busy server.",
 			"tokens/s", 12, 8, tsOpts{min: zero},
-			quantiles("llm_prober_prefill_tokens_per_second", "target, model, module", false)[0]))
+			quantiles("llm_prober_prefill_tokens_per_second", "target, model, module", false)[0]).
+			NoValue(noPromptTokens))
 	return latencyHeatmaps(b, p).
 		WithRow(p.row("Failures and output")).
 		WithPanel(p.table("Recent failures",
@@ -102,7 +118,7 @@ func targetDrillDown() *dashboardBuilder {
 		WithPanel(p.ts("Server metrics scrape",
 			"Whether llm-prober's last scrape of the target's own /metrics succeeded, and how long it took.",
 			"s", 12, 8, tsOpts{min: zero},
-			q{expr: `max by (target) (llm_prober_server_scrape_duration_seconds{job=~"$job", instance=~"$instance", target=~"$target"})`, legend: "duration {{target}}"},
-			q{expr: `min by (target) (llm_prober_server_scrape_success{job=~"$job", instance=~"$instance", target=~"$target"})`, legend: "success (1 = ok) {{target}}"}).
+			q{expr: `max by (target) (llm_prober_server_scrape_duration_seconds{cluster=~"$cluster", job=~"$job", instance=~"$instance", target=~"$target"})`, legend: "duration {{target}}"},
+			q{expr: `min by (target) (llm_prober_server_scrape_success{cluster=~"$cluster", job=~"$job", instance=~"$instance", target=~"$target"})`, legend: "success (1 = ok) {{target}}"}).
 			OverrideByQuery("B", []dashboard.DynamicConfigValue{{Id: "unit", Value: "none"}}))
 }

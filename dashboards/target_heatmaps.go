@@ -20,7 +20,7 @@ func latencyHeatmaps(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 			"Requests per second in each bucket of the server's own "+h.name+" histogram ("+h.server+"), every client included. Backends without this histogram leave it empty (TGI has no TTFT or ITL; llama.cpp none).",
 			"s", 12, 8, h.server, false)).
 			WithPanel(p.heatmap(h.name+" heatmap: probes",
-				"Probes per second in each bucket of llm-prober's "+h.name+" histogram ("+h.probe+")."+h.exemplarNote,
+				"Probes per second in each bucket of llm-prober's "+h.name+" histogram ("+h.probe+")."+h.exemplarNote+successOnly,
 				"s", 12, 8, h.probe, h.exemplar))
 	}
 	return b

@@ -126,8 +126,10 @@ targets:
 `
 
 // Prometheus 3: keep the classic _bucket series (the dashboards and rules
-// use them) while also ingesting the native histograms.
-const promConfig = `global:
+// use them) while also ingesting the native histograms. The prober's series
+// carry a cluster label, as in a multi-cluster Prometheus, so that the
+// dashboards' cluster variable has values and every query filters on it.
+var promConfig = `global:
   scrape_interval: 1s
   scrape_timeout: 1s
   evaluation_interval: 1s
@@ -135,7 +137,7 @@ rule_files:
   - {{RULES}}
   - {{ALERTS}}
 scrape_configs:
-` + live.ProberScrapeJob + `  - job_name: dcgm-exporter
+` + proberScrapeJob + `  - job_name: dcgm-exporter
     static_configs:
       - targets: ["{{DCGM}}"]
 `
@@ -168,16 +170,29 @@ var expectQuiet = []string{
 	"LLMProberServerMetricsScrapeFailing",
 }
 
+// proberScrapeJob is live.ProberScrapeJob with a cluster label.
+var proberScrapeJob = strings.Replace(live.ProberScrapeJob, `- targets: ["{{PROBER}}"]`,
+	`- targets: ["{{PROBER}}"]
+        labels: {cluster: e2e}`, 1)
+
 // shortenAlerts rewrites the alerting rules for a test that lasts minutes:
 // every `for:` becomes 2s, and the alert expressions' own windows shrink
-// (10m -> 10s, 30m -> 1m, and the forecast's "30 minutes old" guard to 1m).
+// (10m -> 10s, 30m -> 1m, the forecast's "30 minutes old" guard to 1m and
+// the capacity alerts' "10 minutes old" to 10s).
 // Recording rules are loaded unchanged.
 func shortenAlerts(src string) string {
 	src = regexp.MustCompile(`(?m)^(\s+for:) \S+$`).ReplaceAllString(src, "$1 2s")
 	src = strings.ReplaceAll(src, "[10m]", "[10s]")
 	src = strings.ReplaceAll(src, "[30m]", "[1m]")
 	src = strings.ReplaceAll(src, "offset 30m", "offset 1m")
+	src = strings.ReplaceAll(src, "offset 10m", "offset 10s") // the capacity alerts' full-window guard
 	return src
+}
+
+// shortenPanel shrinks a dashboard query's young-series guard (the KV
+// forecast needs a series 30 minutes old) as shortenAlerts does the alerts'.
+func shortenPanel(expr string) string {
+	return strings.ReplaceAll(expr, "offset 30m", "offset 1m")
 }
 
 func TestEndToEnd(t *testing.T) {
@@ -284,7 +299,7 @@ func TestEndToEnd(t *testing.T) {
 				if passedQuery[q.key()] {
 					continue
 				}
-				expr := substitute(q.expr, vars)
+				expr := substitute(shortenPanel(q.expr), vars)
 				res, err := api.instant(ctx, expr)
 				switch {
 				case err != nil:

@@ -101,7 +101,7 @@ var families = []family{
 				}
 			}
 		}},
-	counters("llm_prober_slo_violations_total", "Successful probes that missed an SLO, by SLO.", sloLabels,
+	counters("llm_prober_slo_violations_total", "Probes that missed an SLO, by SLO: successful ones over the threshold, and ones that timed out after waiting past it (TTFT and E2EL before the first token, E2EL while decoding).", sloLabels,
 		func(s *schedule) []float64 { return s.sloViolations }),
 	histogram("llm_prober_time_per_output_token_seconds", "Per-probe (E2E latency - TTFT) / (output tokens - 1) (TPOT); probes with at most one output token are not observed.", histTPOT),
 	histogram("llm_prober_time_to_first_token_seconds", "Time from sending the request to the first chunk with generated output (TTFT).", histTTFT),

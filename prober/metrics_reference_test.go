@@ -67,7 +67,7 @@ func newRefMetrics(reg prometheus.Registerer) *refMetrics {
 		promptTokens: refCounter("prompt_tokens_total", "Prompt tokens reported in usage by successful probes."),
 		cachedTokens: refCounter("cached_prompt_tokens_total", "Prompt tokens the server reported as served from its prefix cache."),
 		sloViolations: refCounter("slo_violations_total",
-			"Successful probes that missed an SLO, by SLO.", "slo"),
+			"Probes that missed an SLO, by SLO: successful ones over the threshold, and ones that timed out after waiting past it (TTFT and E2EL before the first token, E2EL while decoding).", "slo"),
 		validationFailures: refCounter("validation_failures_total",
 			"Probes whose output failed a validator, by validator.", "validator"),
 		skipped: refCounter("probes_skipped_total",

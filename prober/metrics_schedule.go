@@ -105,6 +105,11 @@ func (s *schedule) record(r *Result, end time.Time) {
 		}
 		s.failures[i]++
 		s.lastSuccess = 0
+		if !r.Start.IsZero() {
+			for _, name := range timeoutViolations(r.Reason, end.Sub(r.Start), s.slo) {
+				s.sloViolations[slices.Index(SLONames, name)]++
+			}
+		}
 		return
 	}
 	s.succeeded, s.lastSuccess, s.lastSuccessTime = true, 1, ts

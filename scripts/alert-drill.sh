@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Alert drill: four mock vLLM personalities (healthy, slow TTFT, saturated,
-# killed), llm-prober, and Prometheus 3 from tools/go.mod with the shipped
-# rules unchanged. Prints an alert x personality table and exits non-zero
-# when the healthy target alerts, an expected alert does not fire, or an
-# alert outlives the killed prober. See docs/alerting.md.
+# Alert drill: five mock vLLM personalities (healthy, slow TTFT, saturated,
+# killed, every probe timing out before its first token), llm-prober, and
+# Prometheus 3 from tools/go.mod with the shipped rules unchanged. Prints an
+# alert x personality table and exits non-zero when the healthy target
+# alerts, an expected alert does not fire, an alert outlives the killed
+# prober, or nothing fires at some poll after the prober's kill (the
+# prober-death timeline). See docs/alerting.md.
 #
 #   scripts/alert-drill.sh            # full drill, ~31 minutes
-#   scripts/alert-drill.sh --quick    # short windows only, ~9 minutes
+#   scripts/alert-drill.sh --quick    # short windows only, ~10 minutes
 #   scripts/alert-drill.sh --table t.md --record series.yml
 #
 # LLM_PROBER_BIN / PROMETHEUS_BIN use prebuilt binaries instead.

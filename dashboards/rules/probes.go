@@ -47,16 +47,20 @@ sum by (<TM>) (rate(llm_prober_probe_failures_total{SEL, reason=~"connect|dns|tl
 				},
 			},
 			{
+				Comment: "The age of the last probe at the last scrape of the last " + holdWindow + " (scrape time\n" +
+					"minus the newest probe timestamp), so that a missed scrape does not restart\n" +
+					"the for:, and a dead prober's probes do not age (LLMProberDown is about it).",
 				Alert: "LLMProberNoProbeResults",
 				Expr: c.expand(`
-time() - llm_prober_last_probe_timestamp_seconds{SEL}
-  > clamp_min(3 * llm_prober_probe_interval_seconds{SEL}, 120)`),
+max_over_time(timestamp(llm_prober_last_probe_timestamp_seconds{SEL})[` + holdWindow + `:])
+  - max_over_time(llm_prober_last_probe_timestamp_seconds{SEL}[` + holdWindow + `])
+  > clamp_min(3 * max_over_time(llm_prober_probe_interval_seconds{SEL}[` + holdWindow + `]), 120)`),
 				For:    "5m",
 				Labels: map[string]string{"severity": "warning"},
 				Annotations: map[string]string{
 					"summary": "llm-prober has stopped finishing probes for a target.",
 					"description": "The last {{ $labels.module }} probe of {{ $labels.target }} on {{ $labels.instance }}" + fromLocation + " " +
-						"finished {{ $value | humanizeDuration }} ago, more than three probe intervals.",
+						"had finished {{ $value | humanizeDuration }} before the last scrape, more than three probe intervals.",
 					"runbook_url":   c.runbook("LLMProberNoProbeResults"),
 					"dashboard_url": c.dashboardURL(TargetDashboardUID, true),
 				},
@@ -76,25 +80,30 @@ time() - llm_prober_last_probe_timestamp_seconds{SEL}
 			},
 			{
 				Comment: "Only instances that exposed llm_prober_build_info in the last day: a\n" +
-					"target of the same job that never was a prober does not page.",
+					"target of the same job that never was a prober does not page. The short\n" +
+					"for: makes it fire before the dead prober's target alerts resolve\n" +
+					"(holdWindow after its last scrape): no evaluation has neither.",
 				Alert: "LLMProberDown",
 				Expr: c.expand(`
 up{SEL} == 0
 and on (<JI>)
 group by (<JI>) (last_over_time(llm_prober_build_info{SEL}[1d]))`),
-				For:    "5m",
+				For:    proberDownFor,
 				Labels: map[string]string{"severity": "critical"},
 				Annotations: map[string]string{
 					"summary": "An llm-prober instance cannot be scraped; its LLM targets are unmonitored.",
-					"description": "Prometheus failed to scrape llm-prober {{ $labels.instance }} (job {{ $labels.job }}) " +
-						"for 5 minutes. Its SLO and probe alerts have resolved for lack of data; this alert stands for them.",
+					"description": "Prometheus has failed to scrape llm-prober {{ $labels.instance }} (job {{ $labels.job }}) " +
+						"for at least " + proberDownFor + ". Its target alerts resolve " + holdWindow + " after its last scrape for lack of data; " +
+						"this alert stands for them (the Alertmanager example inhibits them by it).",
 					"runbook_url":   c.runbook("LLMProberDown"),
 					"dashboard_url": c.dashboardURL(SLODashboardUID, false),
 				},
 			},
 			{
+				Comment: "Failed at every scrape of the last " + holdWindow + ": one missed scrape does not\n" +
+					"restart the for:, and a successful reload resolves it at once.",
 				Alert:  "LLMProberConfigReloadFailed",
-				Expr:   c.expand(`max by (<JI>) (llm_prober_config_last_reload_successful{SEL}) == 0`),
+				Expr:   c.expand(`max by (<JI>) (max_over_time(llm_prober_config_last_reload_successful{SEL}[` + holdWindow + `])) == 0`),
 				For:    "5m",
 				Labels: map[string]string{"severity": "warning"},
 				Annotations: map[string]string{

@@ -71,6 +71,20 @@ func TestSelectorAndCluster(t *testing.T) {
 			}
 		}
 	}
+	// Every link that selects a prober selects its cluster and location
+	// too, from the alert's labels where it has them (issue 23).
+	for _, r := range allRules(t, c) {
+		u := r.Annotations["dashboard_url"]
+		if !strings.Contains(u, "var-job=") {
+			continue
+		}
+		for _, want := range []string{"{{ with $labels.k8s_cluster }}&var-cluster={{ . | urlquery }}{{ end }}",
+			"{{ with $labels.location }}&var-location={{ . | urlquery }}{{ end }}"} {
+			if !strings.Contains(u, want) {
+				t.Errorf("%s: dashboard_url %q lacks %s", r.Alert, u, want)
+			}
+		}
+	}
 	// Without a selector no empty braces or dangling commas are left.
 	for _, r := range allRules(t, Default()) {
 		if strings.Contains(r.Expr, "{}") || strings.Contains(r.Expr, "{,") || strings.Contains(r.Expr, "SEL") {

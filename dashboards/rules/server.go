@@ -29,10 +29,11 @@ func kvSaturated(window string) string {
 
 // serverScrapeOK keeps a capacity alert only while the prober scrapes the
 // server's metrics: when the server or the prober is gone, the range
-// windows would otherwise hold the last values for minutes. Over 2m, so
-// that one missed scrape does not reset the for: timers.
+// windows would otherwise hold the last values for minutes. Over
+// holdWindow, so that one missed scrape does not reset the for: timers and
+// a dead prober's capacity alerts hold until LLMProberDown fires.
 const serverScrapeOK = `and on (<JI>, target)
-max_over_time(llm_prober_server_scrape_success{SEL}[2m]) == 1`
+max_over_time(llm_prober_server_scrape_success{SEL}[` + holdWindow + `]) == 1`
 
 func serverRecordingGroup(c Config) Group {
 	rec := func(comment, name, expr string) Rule {
@@ -128,6 +129,13 @@ group by (<TS>, bottleneck) (
 	}
 }
 
+// youngGuard keeps a series only if it had a sample window ago (within
+// the lookback): a range window over a younger series holds a few minutes,
+// and an alert would claim more evidence than it had.
+func youngGuard(metric, window string) string {
+	return metric + "{SEL} offset " + window
+}
+
 // indent indents every line of s by two spaces.
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
@@ -142,9 +150,9 @@ func serverAlertGroup(c Config) Group {
 		Rules: []Rule{
 			{
 				Alert: "LLMProberServerMetricsScrapeFailing",
-				Comment: "Failing throughout the last 2m, so that a missed scrape of the prober\n" +
+				Comment: "Failing throughout the last " + holdWindow + ", so that a missed scrape of the prober\n" +
 					"(a one-step gap) does not restart the 10m.",
-				Expr:   c.expand(`max by (<JI>, target) (max_over_time(llm_prober_server_scrape_success{SEL}[2m])) == 0`),
+				Expr:   c.expand(`max by (<JI>, target) (max_over_time(llm_prober_server_scrape_success{SEL}[` + holdWindow + `])) == 0`),
 				For:    "10m",
 				Labels: map[string]string{"severity": "warning"},
 				Annotations: map[string]string{
@@ -156,8 +164,11 @@ func serverAlertGroup(c Config) Group {
 				},
 			},
 			{
-				Alert:  "LLMProberKVCacheNearFull",
-				Expr:   c.expand("max by (<TS>) " + kvSaturated("10m") + "\n" + serverScrapeOK),
+				Comment: "Only engines whose series existed 10m ago (a full window, so that the\n" +
+					"15 minutes of the summary hold: 10m window, 5m for).",
+				Alert: "LLMProberKVCacheNearFull",
+				Expr: c.expand("max by (<TS>) (\n" + indent(kvSaturated("10m")+"\nand "+youngGuard("llm_prober_server_kv_cache_usage_ratio", "10m")) +
+					"\n)\n" + serverScrapeOK),
 				For:    "5m",
 				Labels: map[string]string{"severity": "warning"},
 				Annotations: map[string]string{
@@ -209,10 +220,15 @@ target_model:llm_prober_server_preemptions_per_request:ratio_rate5m > 0.01
 			},
 			{
 				Comment: "A queue that persists, not one that grows: the 20th percentile of the\n" +
-					"waiting requests over 10m is >= 1 when requests waited at 80 % of the samples.",
+					"waiting requests over 10m is >= 1 when requests waited at 80 % of the samples.\n" +
+					"Only series that existed 10m ago (a full window: 10m and 5m for are the\n" +
+					"summary's 15 minutes).",
 				Alert: "LLMProberRequestsQueueing",
 				Expr: c.expand(`
-max by (<TS>) (quantile_over_time(0.2, llm_prober_server_requests_waiting{SEL}[10m])) >= 1
+max by (<TS>) (
+  quantile_over_time(0.2, llm_prober_server_requests_waiting{SEL}[10m]) >= 1
+  and ` + youngGuard("llm_prober_server_requests_waiting", "10m") + `
+)
 ` + serverScrapeOK),
 				For:    "5m",
 				Labels: map[string]string{"severity": "warning"},

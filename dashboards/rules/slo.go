@@ -45,11 +45,12 @@ func sliGroup(c Config) Group {
 	g := Group{
 		Comment: "SLI error ratios, one series per (cluster, job, instance, target, model, slo)\n" +
 			"and window. The latency SLIs count llm_prober_slo_violations_total (successful\n" +
-			"probes that missed that SLO) over the probes of the modules that configure\n" +
-			"that SLO (llm_prober_slo_seconds); failed probes count against availability\n" +
-			"and goodput, not against the latency SLIs. instance (the prober) is kept so\n" +
+			"probes that missed that SLO, and probes that timed out after waiting past it:\n" +
+			"ttft and e2el before the first token, e2el while decoding) over the probes of\n" +
+			"the modules that configure that SLO (llm_prober_slo_seconds); other failures\n" +
+			"count against availability and goodput only. instance (the prober) is kept so\n" +
 			"that the alerts carry it: LLMProberDown inhibits them by instance.\n" +
-			"The SLO thresholds are read over 2m so that a missed scrape does not drop\n" +
+			"The SLO thresholds are read over " + holdWindow + " so that a missed scrape does not drop\n" +
 			"the latency SLIs (and reset the alerts' for: timers) for a step.\n" +
 			"A window without probes records nothing rather than NaN (0/0), which would\n" +
 			"poison the period average for 28 days.",
@@ -76,14 +77,14 @@ func sliGroup(c Config) Group {
 (
   sum by (<TM>, slo) (rate(llm_prober_slo_violations_total{SEL}[W]))
   or
-  0 * group by (<TM>, slo) (last_over_time(llm_prober_slo_seconds{SEL}[2m]) > 0)
+  0 * group by (<TM>, slo) (last_over_time(llm_prober_slo_seconds{SEL}[` + holdWindow + `]) > 0)
 )
 /
 (
   sum by (<TM>, slo) (
     rate(llm_prober_probes_total{SEL}[W])
     * on (<TM>, module) group_right ()
-    (0 * (last_over_time(llm_prober_slo_seconds{SEL}[2m]) > 0) + 1)
+    (0 * (last_over_time(llm_prober_slo_seconds{SEL}[` + holdWindow + `]) > 0) + 1)
   ) > 0
 )`)},
 			Rule{Record: "target_model:llm_prober_probes:increase" + w,
@@ -117,9 +118,22 @@ func sloPeriodGroup(c Config) Group {
 				Record: "target_model:llm_prober_slo_period_burn_rate:ratio",
 				Expr: "target_model:llm_prober_slo_errors:ratio_rate" + p + "\n" +
 					"/ on (slo) group_left () llm_prober:slo_error_budget:ratio"},
-			{Comment: "Share of the period's error budget left (negative: the SLO is missed).",
+			{Comment: "How much of the period the average above covers: from the oldest 5m ratio\n" +
+				"present (the series' age, or Prometheus's retention when shorter than the\n" +
+				"period) to now. Found at 10m steps over the period and at 1m steps over the\n" +
+				"last hour (a young series): short by up to 10m, never long.",
+				Record: "target_model:llm_prober_slo_period_history:seconds",
+				Expr: strings.NewReplacer("OLD", "min_over_time(timestamp(target_model:llm_prober_slo_errors:ratio_rate5m)["+p+":10m])",
+					"NEW", "min_over_time(timestamp(target_model:llm_prober_slo_errors:ratio_rate5m)[1h:1m])").Replace(
+					"time() - (\n  (NEW < OLD)\n  or OLD\n  or NEW\n)")},
+			{Comment: "Share of the period's error budget left, charging only the history present:\n" +
+				"the mean error ratio over it times its share of the period, over the budget.\n" +
+				"With a full period this is Sloth's 1 - burn rate; with less (a new target, a\n" +
+				"short retention) the missing history is never charged as errors, so the value\n" +
+				"is never below what the data supports. Negative: the SLO is missed.",
 				Record: "target_model:llm_prober_slo_period_error_budget_remaining:ratio",
-				Expr:   "1 - target_model:llm_prober_slo_period_burn_rate:ratio"},
+				Expr: "1 - target_model:llm_prober_slo_period_burn_rate:ratio\n" +
+					fmt.Sprintf("  * clamp_max(target_model:llm_prober_slo_period_history:seconds / %d, 1)", c.PeriodDays*86400)},
 		},
 	}
 }
@@ -135,13 +149,27 @@ var burnAlerts = []burnAlert{
 	{"LLMProberLatencyBudgetBurn", `slo=~"ttft|tpot|e2el"`, "A latency SLO (TTFT, TPOT or E2E latency)", ""},
 }
 
+// holdWindow is how long an alert about a target outlives the prober's
+// last scrape, and how long a gap in the scrapes must last to change an
+// alert's state. It rides over a missed scrape or two, which would
+// otherwise reset every pending for: (the drill recorded one), and it holds
+// a dead prober's target alerts until LLMProberDown (up == 0 for
+// proberDownFor) fires, so that something fires at every evaluation: with
+// scrape and evaluation intervals of up to 1m, up turns 0 at most 1m after
+// the last scrape, LLMProberDown is pending at the next evaluation (<= 2m)
+// and fires proberDownFor later (<= 3m), while the target alerts hold until
+// the last scrape leaves this window (3m), one evaluation more.
+const (
+	holdWindow    = "3m"
+	proberDownFor = "1m"
+)
+
 // targetPresent keeps an alert only while the prober exports the target:
 // when the prober dies (stale markers) or drops the target, the alert
-// resolves within 2m instead of living on in its 30m-6h windows. The 2m
-// ride over a missed scrape or two, which would otherwise reset every
-// pending for: (the drill recorded one).
+// resolves holdWindow after the last scrape instead of living on in its
+// 30m-6h windows; LLMProberDown has fired by then.
 const targetPresent = `and on (<TM>)
-present_over_time(llm_prober_target_info{SEL}[2m])`
+present_over_time(llm_prober_target_info{SEL}[` + holdWindow + `])`
 
 func burnAlertGroup(c Config) Group {
 	g := Group{
@@ -178,7 +206,7 @@ and on (<TM>)
 					"description": fmt.Sprintf("{{ $value | humanizePercentage }} of the probes of {{ $labels.target }} "+
 						"(model {{ $labels.model }}, prober {{ $labels.instance }}"+fromLocation+") missed the {{ $labels.slo }} SLO "+
 						"over the last %s (and over the last %s): at this rate more than %g%% of the %s error budget goes in %s.",
-						w.Long, w.Short, w.BudgetShare*100, c.Period(), w.Long),
+						w.Long, w.Short, w.BudgetShare*100, c.Period(), w.Long) + c.capacityCause(),
 					"runbook_url":   c.runbook(a.name),
 					"dashboard_url": c.dashboardURL(SLODashboardUID, true),
 				},
@@ -188,16 +216,37 @@ and on (<TM>)
 	return g
 }
 
+// capacityAlerts are the alerts that name a server-side cause.
+const capacityAlerts = "LLMProber(KVCacheNearFull|HighPreemptionRate|RequestsQueueing)"
+
+// capacityCause attaches to a burn alert's description the capacity alerts
+// firing for the same target and model (in its cluster and job): the page then
+// names its cause, and the Alertmanager example (grouped by target) sends
+// them in the same notification only where they route to the same receiver.
+func (c Config) capacityCause() string {
+	sel, args := `ALERTS{alertstate=\"firing\", alertname=~\"`+capacityAlerts+`\", job=%q, target=%q, model=%q`, " $labels.job $labels.target $labels.model"
+	if c.ClusterLabel != "" {
+		sel, args = sel+", "+c.ClusterLabel+"=%q", args+" $labels."+c.ClusterLabel
+	}
+	return `{{ with query (printf "group by (alertname) (` + sel + `})"` + args + `) }} ` +
+		`Capacity alerts firing for this target: {{ range . }}{{ .Labels.alertname }} {{ end }}(see the capacity dashboard).{{ end }}`
+}
+
 func (c Config) runbook(alert string) string {
 	return c.RunbookURL + "#" + strings.ToLower(alert)
 }
 
 // dashboardURL opens a dashboard with the alert's prober, target and model
-// selected (perTarget), or its prober only.
+// selected (perTarget), or its prober only, and its cluster and location
+// where the alert has them: an empty value would select only the series
+// without the label, not all of them.
 func (c Config) dashboardURL(uid string, perTarget bool) string {
 	u := strings.TrimRight(c.GrafanaURL, "/") + "/d/" + uid + "?var-job={{ $labels.job | urlquery }}&var-instance={{ $labels.instance | urlquery }}"
 	if perTarget {
 		u += "&var-target={{ $labels.target | urlquery }}&var-model={{ $labels.model | urlquery }}"
 	}
-	return u
+	if c.ClusterLabel != "" {
+		u += "{{ with $labels." + c.ClusterLabel + " }}&var-cluster={{ . | urlquery }}{{ end }}"
+	}
+	return u + "{{ with $labels.location }}&var-location={{ . | urlquery }}{{ end }}"
 }

@@ -1,9 +1,10 @@
-// Command drill runs the alert drill: four mock vLLM personalities
-// (healthy, slow, saturated, killed), llm-prober probing them, and a real
+// Command drill runs the alert drill: five mock vLLM personalities
+// (healthy, slow, saturated, killed, all-timeout), llm-prober probing them, and a real
 // Prometheus 3 with the shipped rules, unchanged, scraping and evaluating
 // every 5s. At the end the prober itself is killed. It prints a table of
 // alert x personality and exits non-zero when the healthy target alerts,
-// an expected alert does not fire, or an alert outlives the dead prober.
+// an expected alert does not fire, an alert outlives the dead prober, or
+// nothing fires at some poll after the prober's kill.
 //
 // Run it with scripts/alert-drill.sh (it builds the binaries).
 package main
@@ -33,12 +34,18 @@ type mode struct {
 	expectPending map[string][]string // must at least be pending (the for: outlasts the drill)
 }
 
-var personalities = []string{"healthy", "slow", "saturated", "dead", "prober"}
+var personalities = []string{"healthy", "slow", "saturated", "dead", "timeout", "prober"}
+
+// mocks are the personalities that are mock servers (all but "prober").
+var mocks = personalities[:len(personalities)-1]
 
 // Alerts each personality must fire. Everything on "healthy" must stay
 // silent, and mustNot alerts must stay silent where listed. The saturated
 // server's probes time out while queued (timeout_first_token), so it pages
-// on availability and goodput, not on latency (no probe succeeds to be slow).
+// on availability and goodput (and on latency when enough of them time out
+// past the TTFT SLO). Every probe of "timeout" waits past its TTFT SLO and
+// times out before its first token: it must page on latency too (issue 23:
+// it read 0 % TTFT errors), and never as unreachable.
 // Burn-rate alerts are one row per window ("<alert> 1h/5m"). The 1d/2h and
 // 3d/6h tickets (for: 1h, 3h) outlast any drill: they must be pending.
 var full = mode{
@@ -47,6 +54,7 @@ var full = mode{
 		"slow":      {page("LLMProberLatencyBudgetBurn"), page("LLMProberGoodputBudgetBurn"), "LLMProberLatencyBudgetBurn 6h/30m", "LLMProberGoodputBudgetBurn 6h/30m"},
 		"saturated": {page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn"), "LLMProberAvailabilityBudgetBurn 6h/30m", "LLMProberGoodputBudgetBurn 6h/30m", "LLMProberKVCacheNearFull", "LLMProberHighPreemptionRate", "LLMProberRequestsQueueing"},
 		"dead":      {page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn"), "LLMProberAvailabilityBudgetBurn 6h/30m", "LLMProberGoodputBudgetBurn 6h/30m", "LLMProberTargetUnreachable", "LLMProberProbesFailing", "LLMProberServerMetricsScrapeFailing"},
+		"timeout":   {page("LLMProberLatencyBudgetBurn"), page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn"), "LLMProberLatencyBudgetBurn 6h/30m", "LLMProberProbesFailing"},
 		"prober":    {"LLMProberDown"},
 	},
 	expectPending: map[string][]string{
@@ -59,20 +67,22 @@ var full = mode{
 // page names the 1h/5m window of a burn-rate alert.
 func page(alert string) string { return alert + " 1h/5m" }
 
-// quick covers the short windows in about 9 minutes: the 1h/5m burn
-// pages, the persistent queue, and the dead prober's alerts resolving
-// (within 2m; LLMProberDown's 5m for: outlasts it, so it must only be
-// pending).
+// quick covers the short windows in about 10 minutes: the 1h/5m burn
+// pages (the all-timeout target's latency page among them), and the
+// prober's death: LLMProberDown (for: 1m) fires before its target alerts
+// resolve (3m after the last scrape), and nothing goes silent in between.
+// The capacity alerts need a full 10m window: they cannot even be pending.
 var quick = mode{
-	name: "quick", killTargetAt: time.Minute, killProberAt: 6 * time.Minute, observeAfter: 150 * time.Second,
+	name: "quick", killTargetAt: time.Minute, killProberAt: 6 * time.Minute, observeAfter: 4 * time.Minute,
 	expect: map[string][]string{
 		"slow":      {page("LLMProberLatencyBudgetBurn"), page("LLMProberGoodputBudgetBurn")},
-		"saturated": {page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn"), "LLMProberRequestsQueueing"},
+		"saturated": {page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn")},
 		"dead":      {page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn")},
+		"timeout":   {page("LLMProberLatencyBudgetBurn"), page("LLMProberAvailabilityBudgetBurn"), page("LLMProberGoodputBudgetBurn")},
+		"prober":    {"LLMProberDown"},
 	},
 	expectPending: map[string][]string{
-		"dead":   {"LLMProberTargetUnreachable", "LLMProberProbesFailing"},
-		"prober": {"LLMProberDown"},
+		"dead": {"LLMProberTargetUnreachable", "LLMProberProbesFailing"},
 	},
 }
 
@@ -80,6 +90,7 @@ var quick = mode{
 // time out after the headers), and no forecast fires on a start-up ramp.
 var mustNot = map[string][]string{
 	"saturated": {"LLMProberTargetUnreachable"},
+	"timeout":   {"LLMProberTargetUnreachable"},
 	"*":         {"LLMProberKVCacheExhaustionForecast"},
 }
 
@@ -89,6 +100,7 @@ var mockArgs = map[string][]string{
 	"slow":      {"--ttft", "900ms", "--ttft-jitter", "50ms", "--itl", "10ms", "--itl-jitter", "2ms"},
 	"saturated": {"--max-running", "2", "--kv-blocks", "16", "--faults", "rate_limit=0.03,stream_error=0.03"},
 	"dead":      {"--ttft", "100ms", "--itl", "10ms"},
+	"timeout":   {"--ttft", "30s", "--itl", "10ms"}, // past the 5s probe timeout
 }
 
 // Steady load clients per personality (the probes come on top).
@@ -127,7 +139,7 @@ scrape_configs:
 ` + live.ProberScrapeJob
 
 func main() {
-	quickFlag := flag.Bool("quick", false, "run the ~9 minute drill of the short windows instead of the ~31 minute one")
+	quickFlag := flag.Bool("quick", false, "run the ~10 minute drill of the short windows instead of the ~31 minute one")
 	proberBin := flag.String("prober", ".cache/bin/llm-prober", "llm-prober binary")
 	promBin := flag.String("prometheus", ".cache/bin/prometheus", "Prometheus binary (from tools/go.mod)")
 	rulesDir := flag.String("rules", "alerts", "directory with llm-prober-rules.yml and llm-prober-alerts.yml")
@@ -182,11 +194,11 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	}
 
 	// 1. The four mock personalities and their steady load.
-	mocks := map[string]*live.Proc{}
+	mockProcs := map[string]*live.Proc{}
 	var targets strings.Builder
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
-	for _, name := range personalities[:4] {
+	for _, name := range mocks {
 		addr, err := live.FreeAddr()
 		if err != nil {
 			return false, err
@@ -198,7 +210,7 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 		if err := waitHTTP(p, "http://"+addr+"/v1/models", 30*time.Second); err != nil {
 			return false, err
 		}
-		mocks[name] = p
+		mockProcs[name] = p
 		fmt.Fprintf(&targets, targetTmpl, name, addr)
 		if n := loadClients[name]; n > 0 {
 			load(loadCtx, "http://"+addr, n)
@@ -243,7 +255,7 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	start := time.Now()
 	api := promAPI{promapi.Client{Base: "http://" + promAddr}}
 	tr := &tracker{api: api, start: start, seen: map[alertKey]*outcome{}, targets: map[string]string{}}
-	for _, n := range personalities[:4] {
+	for _, n := range mocks {
 		tr.targets[n] = n
 	}
 	fmt.Printf("prometheus at %s, prober at %s; killing the dead target at %s and the prober at %s\n",
@@ -254,6 +266,8 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	end := start.Add(m.killProberAt + m.observeAfter)
 	var activeAtKill map[alertKey]bool
 	resolvedAt := map[alertKey]time.Time{}
+	var silent []time.Time // polls after the prober's kill at which nothing fired
+	afterKill := 0
 	for time.Now().Before(end) {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
@@ -263,7 +277,7 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 		}
 		now := time.Now()
 		if targetKilled.IsZero() && now.Sub(start) >= m.killTargetAt {
-			mocks["dead"].Kill()
+			mockProcs["dead"].Kill()
 			targetKilled = time.Now()
 			fmt.Printf("%8s  killed the dead target's mock\n", since(start, targetKilled))
 		}
@@ -287,11 +301,17 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 				resolvedAt[k] = time.Now()
 			}
 		}
+		if !proberKilled.IsZero() {
+			afterKill++
+			if tr.firing == 0 {
+				silent = append(silent, time.Now())
+			}
+		}
 		time.Sleep(5 * time.Second)
 	}
 
 	res := result{mode: m, alerts: alertNames, tr: tr, start: start, targetKilled: targetKilled,
-		proberKilled: proberKilled, activeAtKill: activeAtKill, resolvedAt: resolvedAt}
+		proberKilled: proberKilled, activeAtKill: activeAtKill, resolvedAt: resolvedAt, silent: silent, afterKill: afterKill}
 	table, ok := res.render()
 	fmt.Println()
 	fmt.Print(table)

@@ -73,6 +73,10 @@ type tracker struct {
 	start   time.Time
 	targets map[string]string // target name -> personality
 	seen    map[alertKey]*outcome
+	// firing counts the alerts firing at the last poll, but for
+	// LLMProberProbeResultsAbsent (about no prober at all): after the
+	// prober's kill it must never be 0 (issue 23's silent gap).
+	firing int
 }
 
 func (t *tracker) poll(ctx context.Context) error {
@@ -82,7 +86,11 @@ func (t *tracker) poll(ctx context.Context) error {
 	}
 	now := time.Now()
 	active := map[alertKey]string{}
+	t.firing = 0
 	for _, a := range alerts {
+		if a.State == "firing" && a.Labels["alertname"] != "LLMProberProbeResultsAbsent" {
+			t.firing++
+		}
 		who := "prober"
 		if tg, ok := a.Labels["target"]; ok {
 			who = t.targets[tg]

@@ -16,6 +16,8 @@ type result struct {
 	targetKilled, proberKilled time.Time
 	activeAtKill               map[alertKey]bool
 	resolvedAt                 map[alertKey]time.Time
+	silent                     []time.Time // polls after the prober's kill with nothing firing
+	afterKill                  int         // polls after the prober's kill
 }
 
 // maxResolve is how long an alert about a target may outlive a dead prober.
@@ -45,6 +47,9 @@ func (r result) render() (string, bool) {
 	}
 	b.WriteString("\n")
 	line, good := r.resolution()
+	ok = ok && good
+	b.WriteString(line + "\n")
+	line, good = r.gap()
 	ok = ok && good
 	b.WriteString(line + "\n")
 	if ok {
@@ -117,6 +122,17 @@ func (r result) resolution() (string, bool) {
 	}
 	return fmt.Sprintf("After llm-prober was killed, all %d active target alerts resolved within %s (limit %s).",
 		len(r.activeAtKill), dur(slowest), dur(maxResolve)), slowest <= maxResolve && len(r.activeAtKill) > 0
+}
+
+// gap checks that at every poll after the prober's kill something fired:
+// its target alerts, then LLMProberDown.
+func (r result) gap() (string, bool) {
+	if len(r.silent) > 0 {
+		return fmt.Sprintf("Nothing fired at %d of %d polls after llm-prober was killed, from %s to %s after the kill: a silent gap.",
+			len(r.silent), r.afterKill, dur(r.silent[0].Sub(r.proberKilled)), dur(r.silent[len(r.silent)-1].Sub(r.proberKilled))), false
+	}
+	return fmt.Sprintf("Something fired at every one of the %d polls after llm-prober was killed (its target alerts, then LLMProberDown): no silent gap.",
+		r.afterKill), r.afterKill > 0
 }
 
 func dur(d time.Duration) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/alertmanager/pkg/labels"
 
 	"github.com/prometheus/alertmanager/config"
+	"github.com/prometheus/alertmanager/dispatch"
 	"github.com/prometheus/common/model"
 )
 
@@ -90,6 +91,9 @@ func TestExampleInhibitions(t *testing.T) {
 		{"dead prober silences its SLO pages", proberDown, burnPage, true},
 		{"dead prober silences its probe alerts", proberDown, probesFailing, true},
 		{"dead prober silences its capacity alerts", proberDown, kvFull, true},
+		{"dead prober silences its targets' unreachable pages", proberDown, unreachable, true},
+		{"dead prober silences its alerts from a location", proberDown, with(burnPage, "location", "eu"), true},
+		{"dead prober silences its stuck-probe tickets", proberDown, with(probesFailing, "alertname", "LLMProberNoProbeResults"), true},
 		{"dead prober does not silence another prober's alerts", proberDown, with(burnPage, "instance", "q:9775"), false},
 		{"dead prober does not silence another cluster's alerts", with(proberDown, "cluster", "eu"), with(burnPage, "cluster", "us"), false},
 		{"dead prober silences its alerts in its cluster", with(proberDown, "cluster", "eu"), with(burnPage, "cluster", "eu"), true},
@@ -129,6 +133,48 @@ func TestExampleRoutes(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("severity %s routes to %q, want %q", sev, got, want)
+		}
+	}
+}
+
+// TestExampleGrouping: one target's burns of every SLO and window, seen
+// by every prober and location, arrive as one page; its capacity alerts as
+// one ticket; another target or cluster is another notification (issue 23).
+func TestExampleGrouping(t *testing.T) {
+	cfg, err := config.LoadFile(filepath.Join("..", "..", "alerts", "alertmanager-example.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := dispatch.NewRoute(cfg.Route, nil)
+	// group names the receiver and the group labels Alertmanager gives ls.
+	group := func(ls model.LabelSet) string {
+		routes := root.Match(ls)
+		if len(routes) != 1 {
+			t.Fatalf("%v matches %d routes", ls, len(routes))
+		}
+		g := model.LabelSet{}
+		for l := range routes[0].RouteOpts.GroupBy {
+			if v, ok := ls[l]; ok {
+				g[l] = v
+			}
+		}
+		return routes[0].RouteOpts.Receiver + g.String()
+	}
+	availabilityPage := with(burnPage, "alertname", "LLMProberAvailabilityBudgetBurn", "slo", "availability")
+	latencyPage := with(burnPage, "alertname", "LLMProberLatencyBudgetBurn", "slo", "ttft", "location", "eu")
+	slowPage := with(burnPage, "long", "6h", "short", "30m", "instance", "q:9775")
+	queueing := with(kvFull, "alertname", "LLMProberRequestsQueueing")
+	for _, ls := range []model.LabelSet{availabilityPage, latencyPage, slowPage, unreachable} {
+		if got, want := group(ls), group(burnPage); got != want {
+			t.Errorf("%s goes to %s, not with the goodput page %s", ls["alertname"], got, want)
+		}
+	}
+	if got, want := group(queueing), group(kvFull); got != want {
+		t.Errorf("queueing goes to %s, not with the KV ticket %s", got, want)
+	}
+	for _, ls := range []model.LabelSet{with(burnPage, "target", "vllm-b"), with(burnPage, "cluster", "eu")} {
+		if group(ls) == group(burnPage) {
+			t.Errorf("%v shares the page of %v", ls, burnPage)
 		}
 	}
 }
