@@ -60,7 +60,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	b := &benchFlags{}
 	c := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan. "+
 		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag; "+
-		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed (even without --fail-on).", 100*loadtest.MaxFailedShare))
+		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed, or no rate of a sweep met the knee's goodput (even without --fail-on).", 100*loadtest.MaxFailedShare))
 	b.cmd = c
 	c.Flag("url", "Base URL of the server (e.g. http://localhost:8000); or use --config.file and --target.").StringVar(&b.url)
 	c.Flag("model", "Model name (default: the first of /v1/models, or the target's).").StringVar(&b.model)

@@ -96,6 +96,19 @@ func TestBenchCLIExitsWhenRequestsFail(t *testing.T) {
 	}
 }
 
+// A sweep against a server that fails every request finds no knee and
+// exits 4, not 0.
+func TestBenchCLISweepWithoutKneeFails(t *testing.T) {
+	o := mockvllm.DefaultOptions()
+	o.Faults = mockvllm.FaultRates{mockvllm.FaultError500: 1}
+	url := benchMockWith(t, o, nil)
+	code, stdout, log := benchCLI(t, "--url", url, "--rates", "50,100", "--num-prompts", "10", "--min-samples", "10",
+		"--input-tokens", "8", "--output-tokens", "2", "--goodput", "ttft:1000", "--progress", "off", "--no-server-metrics")
+	if code != exitFailed || !strings.Contains(log, "no rate met the knee's goodput") {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, exitFailed, stdout, log)
+	}
+}
+
 // bench --help lists the exit codes and the idle timeout.
 func TestBenchHelpListsExitCodes(t *testing.T) {
 	out, err := exec.Command(binary, "bench", "--help").CombinedOutput()

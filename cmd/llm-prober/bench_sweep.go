@@ -123,7 +123,9 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		return exitFailOn, nil
 	}
 	if sw.Knee == nil {
-		return 0, nil
+		// A sweep exists to find the knee: none is a failed run, not a
+		// result to read as success (a dead server fails every point).
+		return exitFailed, fmt.Errorf("no rate met the knee's goodput (%g%% of requests meeting every SLO)", b.kneeGoodput)
 	}
 	return env.failOn(sw.Knee.Report), nil
 }
