@@ -15,6 +15,26 @@ import (
 	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
+// streamEvery5ms answers an event stream that writes chunk every 5 ms
+// until the client leaves: bytes, but never a token.
+func streamEvery5ms(chunk string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for {
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+}
+
 // hostileHandlers are slow and hanging servers, the kind that keep a
 // prober's probes and scrapes waiting: they answer the probe (and, with
 // server_metrics, the scrape) late or never.
@@ -23,36 +43,8 @@ var hostileHandlers = map[string]http.HandlerFunc{
 		_, _ = io.Copy(io.Discard, r.Body) // lets net/http notice a client that left
 		<-r.Context().Done()
 	},
-	"drip": func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		for {
-			if _, err := io.WriteString(w, "d"); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	},
-	"keep_alive": func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		for {
-			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	},
+	"drip":       streamEvery5ms("d"),
+	"keep_alive": streamEvery5ms(": keep-alive\n\n"),
 	// 500 to every probe; its /metrics hangs, so every scrape waits out
 	// its timeout.
 	"slow_metrics": func(w http.ResponseWriter, r *http.Request) {
