@@ -157,3 +157,20 @@ func writeFile(t *testing.T, path, data string) {
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// startHTTPSDFleet runs one replica with a single http_sd entry,
+// "registry", that reads url every 100ms.
+func startHTTPSDFleet(t *testing.T, url string) *running {
+	t.Helper()
+	cfg := loadConfig(t, t.TempDir(), `
+target_discovery:
+  - name: registry
+    http_sd_configs:
+      - url: `+url+`
+        refresh_interval: 100ms
+    template:
+      modules: [m]
+      model: x
+`)
+	return startFleet(t, cfg, Shard{Count: 1})
+}

@@ -70,17 +70,7 @@ func TestHTTPSDMetricsLint(t *testing.T) {
 		fmt.Fprint(w, `[{"targets": ["127.0.0.1:8001"]}]`)
 	}))
 	defer srv.Close()
-	cfg := loadConfig(t, t.TempDir(), `
-target_discovery:
-  - name: registry
-    http_sd_configs:
-      - url: `+srv.URL+`/sd
-        refresh_interval: 100ms
-    template:
-      modules: [m]
-      model: x
-`)
-	r := startFleet(t, cfg, Shard{Count: 1})
+	r := startHTTPSDFleet(t, srv.URL+"/sd")
 	r.waitFor(t, "127.0.0.1:8001")
 	mfs, err := r.reg.Gather()
 	if err != nil {
