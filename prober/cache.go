@@ -108,7 +108,11 @@ func runPlanned(ctx context.Context, client *http.Client, t *config.Target, m *c
 		in.salt = "llm-prober-" + NewProbeID() + NewProbeID()
 	}
 	rctx := context.WithValue(ctx, inputKey{}, in)
-	r := RunWithOptions(rctx, client, t, m, id, userAgent, o)
+	first := o
+	if m.Cache == config.CachePaired {
+		first.CloseConnection = false // the warm request follows at once
+	}
+	r := RunWithOptions(rctx, client, t, m, id, userAgent, first)
 	r.Prefill = pr
 	if m.Cache == config.CachePaired && r.Success() {
 		w := RunWithOptions(rctx, client, t, m, id+"-warm", userAgent, o)

@@ -52,3 +52,12 @@ func (s *Scheduler) buildClients(cfg *config.Config) map[string]*targetClient {
 	set.CloseUnused()
 	return out
 }
+
+// closesConnection says whether the job's probes close their connection as
+// they end: the target's probes (one per module per interval, at random
+// phases) come on average further apart than the keep-alive timeout, so an
+// idle connection would almost always be closed unused.
+func (j *job) closesConnection() bool {
+	gap := time.Duration(j.target.Interval) / time.Duration(max(1, len(j.target.Modules)))
+	return gap >= j.client.keepAlive
+}

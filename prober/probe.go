@@ -27,7 +27,7 @@ func RunWithOptions(ctx context.Context, client *http.Client, t *config.Target, 
 	if planned(m) && inputFrom(ctx) == nil {
 		return runPlanned(ctx, client, t, m, id, userAgent, o) // cache modes, prompt_tokens (cache.go)
 	}
-	r := &Result{ID: id, Trace: NewTraceContext(id), Target: t.Name, Model: t.Model, Module: m.Name, trace: o.Trace}
+	r := &Result{ID: id, Trace: NewTraceContext(id), Target: t.Name, Model: t.Model, Module: m.Name, trace: o.Trace, close: o.CloseConnection}
 	err := run(ctx, client, t, m, id, userAgent, r)
 	if err != nil {
 		r.Reason = reasonOf(ctx, err)
@@ -63,6 +63,7 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 	if err != nil {
 		return fail(ReasonOther, err)
 	}
+	req.Close = r.close
 	setTraceparent(req.Header, r.Trace)
 	r.tracef("sending request", "url", t.RedactedURL()+endpointPath(m.API), "model", t.Model, "probe_id", id)
 	r.Start = time.Now()

@@ -52,6 +52,7 @@ type Result struct {
 	Prefill *PrefillResult
 
 	trace func(msg string, keyvals ...any) // RunOptions.Trace, may be nil
+	close bool                             // RunOptions.CloseConnection
 	conn  *rxConn                          // the connection, if it has kernel receive times
 	// connected: the client got a connection (dialled, TLS done, or reused).
 	connected bool

@@ -233,7 +233,7 @@ func (s *Scheduler) runOnce(ctx context.Context, j *job, deadline time.Time) boo
 			Start: time.Now(), Reason: ReasonOther, Err: j.client.err}
 	} else {
 		pctx, cancel := context.WithTimeout(ctx, time.Duration(j.target.Timeout))
-		r = RunWithOptions(pctx, j.client.client, j.target, j.module, NewProbeID(), s.userAgent, RunOptions{Profile: j.profile})
+		r = RunWithOptions(pctx, j.client.client, j.target, j.module, NewProbeID(), s.userAgent, RunOptions{Profile: j.profile, CloseConnection: j.closesConnection()})
 		cancel()
 	}
 	if ctx.Err() != nil {
