@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 )
 
@@ -17,7 +18,7 @@ func TestServerMetricsDocTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	columns := []config.Backend{config.BackendVLLM, config.BackendSGLang, config.BackendTGI, config.BackendLlamaCPP, config.BackendTRTLLM}
+	columns := []config.Backend{backend.VLLM, backend.SGLang, backend.TGI, backend.LlamaCPP, backend.TRTLLM}
 	documented := map[string]bool{}
 	section := ""
 	for _, line := range strings.Split(string(b), "\n") {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 )
 
@@ -15,15 +16,15 @@ func TestGoldenFixtures(t *testing.T) {
 		fixture string
 		backend config.Backend
 	}{
-		{"vllm-v1-assembled", config.BackendAuto},
-		{"vllm-sim", config.BackendAuto},
-		{"vllm-legacy", config.BackendAuto},
-		{"vllm-ray", config.BackendAuto},
-		{"llamacpp", config.BackendAuto},
-		{"sglang", config.BackendAuto},
-		{"tgi", config.BackendAuto},
-		{"trtllm-serve", config.BackendAuto},
-		{"triton-trtllm", config.BackendTRTLLM},
+		{"vllm-v1-assembled", backend.Auto},
+		{"vllm-sim", backend.Auto},
+		{"vllm-legacy", backend.Auto},
+		{"vllm-ray", backend.Auto},
+		{"llamacpp", backend.Auto},
+		{"sglang", backend.Auto},
+		{"tgi", backend.Auto},
+		{"trtllm-serve", backend.Auto},
+		{"triton-trtllm", backend.TRTLLM},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {
