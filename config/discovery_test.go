@@ -1,7 +1,6 @@
 package config
 
 import (
-	"github.com/llm-prober/llm-prober/backend"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,8 @@ import (
 	sdhttp "github.com/prometheus/prometheus/discovery/http"
 	"github.com/prometheus/prometheus/discovery/kubernetes"
 	"gopkg.in/yaml.v3"
+
+	"github.com/llm-prober/llm-prober/backend"
 )
 
 const discoveryYAML = `

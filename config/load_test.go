@@ -1,13 +1,14 @@
 package config
 
 import (
-	"github.com/llm-prober/llm-prober/backend"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/llm-prober/llm-prober/backend"
 )
 
 const (
