@@ -29,14 +29,28 @@ type family struct {
 	desc   *prometheus.Desc
 }
 
-// families holds every normalised family by name, for the backends' rules.
-var families = map[backend.Family]*family{}
+// families indexes every normalised family by name, for the backends'
+// rules (package backend names the family each rule feeds).
+var families = index(
+	famKVCacheUsage, famPrefixCacheHitRatio, famRequestsRunning, famRequestsWaiting, famPreemptions,
+	famPrefixCacheQueries, famPrefixCacheHits, famSpecDrafts, famSpecDraftTokens,
+	famSpecAcceptedTokens, famSpecAcceptedPerPos, famPromptTokens, famGenerationTokens,
+	famRequestsFinished, famTTFT, famITL, famTPOT, famE2E, famQueueTime, famReqPromptTokens,
+	famReqGenTokens, famPrefillTime, famDecodeTime, famInferenceTime, famIterationTokens, famKVBlocks,
+	famKVBlockSize, famWaitingByReason, famLoRAInfo, famStartTime,
+)
+
+func index(fs ...*family) map[backend.Family]*family {
+	m := make(map[backend.Family]*family, len(fs))
+	for _, f := range fs {
+		m[backend.Family(f.name)] = f
+	}
+	return m
+}
 
 func newFamily(name backend.Family, help string, k kind, extra ...string) *family {
 	labels := append(append([]string{}, baseLabels...), extra...)
-	f := &family{name: string(name), kind: k, extra: extra, desc: prometheus.NewDesc(string(name), help, labels, nil)}
-	families[name] = f
-	return f
+	return &family{name: string(name), kind: k, extra: extra, desc: prometheus.NewDesc(string(name), help, labels, nil)}
 }
 
 func newRatio(name backend.Family, help string) *family {
