@@ -5,24 +5,46 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 )
 
 // docs/server-metrics.md's table of normalised families says, per
 // backend, which source feeds each family, or "–" where the backend does
 // not export it. Dashboards and the docs rely on it: it must match the
-// mappings, family by family and backend by backend.
+// mappings, family by family and backend by backend, with a column for
+// every backend that has one.
 func TestServerMetricsDocTable(t *testing.T) {
 	b, err := os.ReadFile("../docs/server-metrics.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	columns := []config.Backend{config.BackendVLLM, config.BackendSGLang, config.BackendTGI, config.BackendLlamaCPP, config.BackendTRTLLM}
+	// One column per mapped backend, in Rank order, headed by its title.
+	var columns []config.Backend
+	var titles []string
+	for _, k := range backend.All() {
+		if len(k.Rules) > 0 {
+			columns, titles = append(columns, config.Backend(k.Name)), append(titles, k.Title)
+		}
+	}
 	documented := map[string]bool{}
-	section := ""
+	section, header := "", false
 	for _, line := range strings.Split(string(b), "\n") {
 		if strings.HasPrefix(line, "## ") {
 			section = line
+		}
+		if section == "## Normalised families" && strings.HasPrefix(line, "| our name | type | ") {
+			header = true
+			cells := strings.Split(strings.Trim(strings.ReplaceAll(line, `\|`, "/"), "|"), " | ")
+			if len(cells) != 2+len(titles) {
+				t.Errorf("header with %d columns, want our name, type and %v", len(cells), titles)
+				continue
+			}
+			for i, title := range titles {
+				if !strings.HasPrefix(strings.TrimSpace(cells[2+i]), title) {
+					t.Errorf("column %d is headed %q, want %s's", 3+i, cells[2+i], title)
+				}
+			}
 		}
 		if section != "## Normalised families" || !strings.HasPrefix(line, "| llm_prober_server_") {
 			continue
@@ -44,6 +66,9 @@ func TestServerMetricsDocTable(t *testing.T) {
 				t.Errorf("%s: the table names %q for %s, which the mapping does not feed", name, cell, backend)
 			}
 		}
+	}
+	if !header {
+		t.Error("the table's header row is gone")
 	}
 	for _, m := range registry {
 		for _, r := range m.Rules {

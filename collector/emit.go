@@ -50,7 +50,7 @@ func (s *scraper) collect(ch chan<- prometheus.Metric, now time.Time, g *ptGuard
 	if data != nil {
 		backend = data.backend
 	}
-	if backend != "" && backend != "auto" {
+	if !detects(backend) {
 		sendFixed(ch, descBackendInfo, prometheus.GaugeValue, 1, name, backend)
 	}
 	var d drops

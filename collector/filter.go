@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/llm-prober/llm-prober/config"
 )
 
 // MaxParsedSeries caps the samples (each bucket, _sum and _count line is
@@ -52,7 +50,7 @@ func newFamilyFilter(ms []*Mapping, res []*regexp.Regexp) *familyFilter {
 func specFilter(spec *targetSpec, res []*regexp.Regexp) *familyFilter {
 	var ms []*Mapping
 	switch {
-	case spec.backend == "" || spec.backend == config.BackendAuto:
+	case detects(string(spec.backend)):
 		for _, m := range registry {
 			ms = append(ms, m)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 )
 
@@ -127,7 +128,7 @@ func TestBadHistogramsDropped(t *testing.T) {
 // streams it and parsed. Its B/op is what one scrape of it allocates.
 func BenchmarkParseHugeExposition(b *testing.B) {
 	body := append(hugeExposition(1_000_000), goodBody...)
-	f := newFamilyFilter([]*Mapping{registry[config.BackendVLLM]}, nil)
+	f := newFamilyFilter([]*Mapping{registry[backend.VLLM]}, nil)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -145,7 +146,7 @@ func BenchmarkParseHugeExposition(b *testing.B) {
 // Lines longer than the read buffer and a last line without a newline are
 // kept whole.
 func TestFilterReaderLongLines(t *testing.T) {
-	f := newFamilyFilter([]*Mapping{registry[config.BackendVLLM]}, nil)
+	f := newFamilyFilter([]*Mapping{registry[backend.VLLM]}, nil)
 	long := "vllm:num_requests_running{model_name=\"" + strings.Repeat("m", 200<<10) + "\"} 1\n"
 	in := "# TYPE vllm:num_requests_running gauge\n" + long + "junk{x=\"" + strings.Repeat("y", 100<<10) + "\"} 1\nvllm:num_requests_waiting 2"
 	out, over, err := f.filterReader(strings.NewReader(in), 10)

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/exposition"
 )
@@ -80,7 +81,7 @@ func TestHostileSeriesNeverBreakTheExposition(t *testing.T) {
 	ta, tb := target("a", a.URL), target("b", b.URL)
 	ta.ServerMetrics.Passthrough = []*config.Regexp{re(".*")}
 	tb.ServerMetrics.Passthrough = []*config.Regexp{re(".*")}
-	tb.Backend = config.BackendVLLM
+	tb.Backend = backend.VLLM
 	m.Apply([]*config.Target{ta, tb})
 	waitScrapes(t, m, "a", 1)
 	waitScrapes(t, m, "b", 1)

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 )
 
@@ -52,7 +53,7 @@ func serve(t *testing.T, h http.HandlerFunc) *httptest.Server {
 // that only the initial scrape runs unless a test says otherwise.
 func target(name, url string) *config.Target {
 	return &config.Target{
-		Name: name, URL: url, Model: "configured-model", Backend: config.BackendAuto,
+		Name: name, URL: url, Model: "configured-model", Backend: backend.Auto,
 		ServerMetrics: config.ServerMetrics{Enabled: true, Interval: model.Duration(time.Hour), Timeout: model.Duration(5 * time.Second)},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/model"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 )
 
@@ -109,8 +110,8 @@ func TestBackendForcedAndDetected(t *testing.T) {
 	srv := serveFile(t, "llamacpp.prom")
 	m, reg := newTestManager(t)
 	auto, forced, openai := target("auto", srv.URL), target("forced", srv.URL), target("openai", srv.URL)
-	forced.Backend = config.BackendVLLM
-	openai.Backend = config.BackendOpenAI
+	forced.Backend = backend.VLLM
+	openai.Backend = backend.OpenAI
 	m.Apply([]*config.Target{auto, forced, openai})
 	for _, n := range []string{"auto", "forced", "openai"} {
 		waitScrapes(t, m, n, 1)

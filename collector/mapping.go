@@ -2,71 +2,53 @@ package collector
 
 import (
 	"sort"
-	"strings"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 )
 
-// Source is one server family that feeds a normalised family.
-type Source struct {
-	// Name is the family name as exposed. Counters match with or without
-	// the _total suffix, so either spelling works.
-	Name string
-	// Match keeps only series whose labels have these values.
-	Match map[string]string
-	// Labels fills our extra labels from source labels; the first source
-	// label present wins (servers renamed some labels across versions).
-	Labels map[string][]string
-	// Const fills our extra labels with fixed values, or the default when
-	// none of the Labels sources is present.
-	Const map[string]string
-	// Scale multiplies values, histogram bounds and sums (e.g. 0.001 for
-	// ms); zero means 1.
-	Scale float64
-	// HistogramSum reads a histogram's _sum as a counter (TGI only has
-	// token-count histograms; their sum is an honest counter).
-	HistogramSum bool
-	// ValueLabel reads the value from this label of an info series (e.g.
-	// num_gpu_blocks of vllm:cache_config_info); series where it is not a
-	// number are skipped.
-	ValueLabel string
-}
+// Source is one server family that feeds a normalised family (declared in
+// package backend, one file per backend).
+type Source = backend.Source
 
-// Rule maps sources onto one normalised family.
+// Rule maps sources onto one normalised family, resolved from the
+// backend's declaration.
 type Rule struct {
 	Family  *family
 	Sources []Source
-	// All sums every present source; otherwise the first present source
-	// wins, which is how legacy names are aliased.
-	All bool
+	All     bool
 }
 
-// Mapping is the table for one backend. Adding a backend is adding a file
-// that registers one of these.
+// Mapping is one backend's declaration (see backend.Backend) with its
+// families resolved.
 type Mapping struct {
-	Backend config.Backend
-	// Prefixes identify the backend's families for auto-detection.
-	Prefixes []string
-	// Aliases maps an alternative prefix to the one the rules use (vLLM
-	// under Ray Serve writes vllm_ for vllm:).
-	Aliases map[string]string
-	// ModelLabels feed our model label; the first non-empty wins. Without
-	// one, the target's configured model is used.
+	Backend     config.Backend
+	Aliases     map[string]string
 	ModelLabels []string
-	// Engine derives our engine label from a series' labels. Every other
-	// source label not named in a rule is summed away.
-	Engine func(labels map[string]string) string
-	Rules  []Rule
+	Engine      func(labels map[string]string) string
+	Rules       []Rule
+	decl        *backend.Backend
 }
 
-// registry holds every backend mapping, keyed by backend name.
+// registry holds the mapping of every backend that has rules, keyed by
+// name; a backend without (openai) gives health and passthrough only.
 var registry = map[config.Backend]*Mapping{}
 
-func register(m *Mapping) {
-	if _, dup := registry[m.Backend]; dup {
-		panic("collector: backend registered twice: " + string(m.Backend))
+func init() {
+	for _, b := range backend.All() {
+		if len(b.Rules) == 0 {
+			continue
+		}
+		m := &Mapping{Backend: config.Backend(b.Name), Aliases: b.Aliases, ModelLabels: b.ModelLabels, Engine: b.Engine, decl: b}
+		for _, r := range b.Rules {
+			f := families[r.Family]
+			if f == nil { // a programming error any test run shows
+				panic("collector: backend " + b.Name + " feeds unknown family " + string(r.Family))
+			}
+			m.Rules = append(m.Rules, Rule{Family: f, Sources: r.Sources, All: r.All})
+		}
+		registry[m.Backend] = m
 	}
-	registry[m.Backend] = m
 }
 
 // detectBackend picks the mapping whose prefixes match the most families;
@@ -83,7 +65,7 @@ func detectBackend(names []string) *Mapping {
 		m := registry[config.Backend(b)]
 		n := 0
 		for _, name := range names {
-			if m.owns(name) {
+			if m.decl.Owns(name) {
 				n++
 			}
 		}
@@ -92,18 +74,4 @@ func detectBackend(names []string) *Mapping {
 		}
 	}
 	return best
-}
-
-func (m *Mapping) owns(name string) bool {
-	for _, p := range m.Prefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// labelEngine returns an Engine func that reads one label as is.
-func labelEngine(label string) func(map[string]string) string {
-	return func(l map[string]string) string { return l[label] }
 }

@@ -9,8 +9,6 @@ import (
 
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
-
-	"github.com/llm-prober/llm-prober/config"
 )
 
 // MaxNormalisedSeries caps normalised series per target; with the engine
@@ -204,7 +202,7 @@ func (s *scraper) process(body []byte) (*snapshot, *scrapeError) {
 	}
 	var m *Mapping
 	backend := string(s.spec.backend)
-	if s.spec.backend == "" || s.spec.backend == config.BackendAuto {
+	if detects(string(s.spec.backend)) {
 		names := make([]string, 0, len(fams))
 		for n := range fams {
 			names = append(names, n)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 	pconfig "github.com/prometheus/common/config"
 )
@@ -67,3 +68,7 @@ func newSpec(t *config.Target) *targetSpec {
 func (s *targetSpec) staleAfter() time.Duration { return 2*s.interval + s.timeout }
 
 func (s *targetSpec) equal(o *targetSpec) bool { return reflect.DeepEqual(s, o) }
+
+// detects reports whether a backend name asks for detection from the
+// exposition ("" or auto).
+func detects(name string) bool { return name == "" || name == backend.Auto }

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 )
 
@@ -31,7 +32,7 @@ func normalizeText(t *testing.T, b config.Backend, text string) map[string]sampl
 // SGLang's token histograms (--collect-tokens-histogram) and its page
 // configuration feed the workload and KV-size families.
 func TestSGLangWorkloadFamilies(t *testing.T) {
-	got := normalizeText(t, config.BackendSGLang, `# TYPE sglang:prompt_tokens_histogram histogram
+	got := normalizeText(t, backend.SGLang, `# TYPE sglang:prompt_tokens_histogram histogram
 sglang:prompt_tokens_histogram_bucket{model_name="qwen",le="100.0"} 3
 sglang:prompt_tokens_histogram_bucket{model_name="qwen",le="+Inf"} 5
 sglang:prompt_tokens_histogram_sum{model_name="qwen"} 900
@@ -60,7 +61,7 @@ sglang:cache_config_info{num_pages="8192",page_size="1"} 1
 
 // A cache_config_info label that is not a number is skipped, not zero.
 func TestInfoLabelNotANumber(t *testing.T) {
-	got := normalizeText(t, config.BackendVLLM, `# TYPE vllm:cache_config_info gauge
+	got := normalizeText(t, backend.VLLM, `# TYPE vllm:cache_config_info gauge
 vllm:cache_config_info{engine="0",block_size="16",num_gpu_blocks="None"} 1
 `)
 	if _, ok := got["llm_prober_server_kv_cache_blocks{configured,0}"]; ok {

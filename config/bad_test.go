@@ -2,10 +2,13 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/backend"
 )
 
 // badConfigs maps each testdata/bad/NAME.yml to its exact error after
@@ -55,7 +58,7 @@ var badConfigs = map[string]string{
 	"syntax_error":                       `10: did not find expected ',' or '}'`,
 	"target_timeout_gt_interval":         `13: targets[0].timeout: timeout 30s is greater than interval 15s`,
 	"too_many_labels":                    `11: targets[0].labels: 9 labels; at most 8 are allowed`,
-	"unknown_backend":                    `11: targets[0].backend: unknown backend "ollama" (want one of [auto vllm sglang tgi llamacpp trtllm openai])`,
+	"unknown_backend":                    `11: targets[0].backend: unknown backend "ollama" (want one of ` + fmt.Sprint(backend.Names()) + ")", // package backend's list
 	"unknown_http_client_field":          `14: targets[0].http_client_config.basic_auth.pasword_file: unknown field (did you mean "password_file"?)`,
 	"unknown_module_field":               `4: modules.chat.messages[0].rol: unknown field (did you mean "role"?)`,
 	"unknown_module_ref":                 `10: targets[0].modules[1]: unknown module "chta" (did you mean "chat"?)`,

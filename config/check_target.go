@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/llm-prober/llm-prober/backend"
 )
 
 // reservedLabels are the label names llm-prober puts on its own series (and
@@ -18,8 +20,6 @@ var reservedLabels = []string{
 	"validator", "engine", "position", "le", "quantile", "job", "instance",
 	"location",
 }
-
-var backends = []Backend{BackendAuto, BackendVLLM, BackendSGLang, BackendTGI, BackendLlamaCPP, BackendTRTLLM, BackendOpenAI}
 
 const defaultServerMetricsTimeout = model.Duration(10e9) // 10s
 
@@ -38,10 +38,10 @@ func (c *checker) target(path string, t *Target, cfg *Config) error {
 		c.errf(path+".model", "a target needs a model")
 	}
 	if t.Backend == "" {
-		t.Backend = BackendAuto
+		t.Backend = backend.Auto
 	}
-	if !slices.Contains(backends, t.Backend) {
-		c.errf(path+".backend", "unknown backend %q (want one of %v)", t.Backend, backends)
+	if !isBackend(t.Backend) {
+		c.errf(path+".backend", "unknown backend %q (want one of %v)", t.Backend, backend.Names())
 	}
 	_ = c.targetModules(path+".modules", t, cfg)
 	if c.positive(&t.Interval, path+".interval", cfg.Global.Interval) == nil {

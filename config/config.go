@@ -106,19 +106,9 @@ type Module struct {
 	Line int    `yaml:"-"` // where it was defined, for messages
 }
 
-// Backend names the server software behind a target. It picks the
-// server-metrics mapping; "auto" detects it from the exposition.
+// Backend names the server software behind a target: one of
+// backend.Names(), "auto" (the default) to detect it.
 type Backend string
-
-const (
-	BackendAuto     Backend = "auto"
-	BackendVLLM     Backend = "vllm"
-	BackendSGLang   Backend = "sglang"
-	BackendTGI      Backend = "tgi"
-	BackendLlamaCPP Backend = "llamacpp"
-	BackendTRTLLM   Backend = "trtllm"
-	BackendOpenAI   Backend = "openai" // generic, no server metrics mapping
-)
 
 // ServerMetrics configures scraping a target's own /metrics.
 type ServerMetrics struct {

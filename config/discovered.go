@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/llm-prober/llm-prober/backend"
 )
 
 // NewTarget builds the target that one discovered label set, already
@@ -70,19 +73,13 @@ func (c *checker) discovered(t *Target) error {
 		return err
 	}
 	if !isBackend(t.Backend) {
-		return c.fail("backend", "unknown backend %q (want one of %v)", t.Backend, backends)
+		return c.fail("backend", "unknown backend %q (want one of %v)", t.Backend, backend.Names())
 	}
 	return nil
 }
 
-func isBackend(b Backend) bool {
-	for _, k := range backends {
-		if b == k {
-			return true
-		}
-	}
-	return false
-}
+// isBackend reports whether b names a registered backend or auto.
+func isBackend(b Backend) bool { return slices.Contains(backend.Names(), string(b)) }
 
 // nameFromAddress is the URL's host:port, as Prometheus's instance label
 // defaults to the address, with characters a name may not hold replaced.

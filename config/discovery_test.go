@@ -10,6 +10,8 @@ import (
 	sdhttp "github.com/prometheus/prometheus/discovery/http"
 	"github.com/prometheus/prometheus/discovery/kubernetes"
 	"gopkg.in/yaml.v3"
+
+	"github.com/llm-prober/llm-prober/backend"
 )
 
 const discoveryYAML = `
@@ -69,7 +71,7 @@ func TestTargetDiscoveryDecodes(t *testing.T) {
 	tp := td.Template
 	// The template got the same defaults as a static target.
 	if tp.Interval != model.Duration(10*time.Second) || tp.Timeout != model.Duration(8*time.Second) ||
-		tp.Backend != BackendAuto || tp.ServerMetrics.Path != "/metrics" || tp.Name != "" || tp.URL != "" || tp.Model != "default-model" {
+		tp.Backend != backend.Auto || tp.ServerMetrics.Path != "/metrics" || tp.Name != "" || tp.URL != "" || tp.Model != "default-model" {
 		t.Errorf("template: %+v", tp)
 	}
 	// /config shows the entry with its sd configs inline.
@@ -120,7 +122,7 @@ func TestNewTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Name != "10.1.2.3:8000" || got.URL != "http://10.1.2.3:8000" || got.Model != "default-model" || got.Backend != BackendVLLM ||
+	if got.Name != "10.1.2.3:8000" || got.URL != "http://10.1.2.3:8000" || got.Model != "default-model" || got.Backend != backend.VLLM ||
 		got.DiscoveredBy != "pods" || len(got.Labels) != 2 || got.Labels["pod"] != "vllm-0" || got.Labels["team"] != "a" || !got.ServerMetrics.Enabled {
 		t.Errorf("target: %+v", got)
 	}

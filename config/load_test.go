@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/llm-prober/llm-prober/backend"
 )
 
 const (
@@ -59,7 +61,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("stream_options defaults: %+v", m.StreamOptions)
 	}
 	tg := c.Targets[0]
-	if tg.Line != 6 || tg.Backend != BackendAuto || tg.URL != "http://127.0.0.1:8000" {
+	if tg.Line != 6 || tg.Backend != backend.Auto || tg.URL != "http://127.0.0.1:8000" {
 		t.Errorf("target: line %d backend %q url %q", tg.Line, tg.Backend, tg.URL)
 	}
 	if tg.Interval != g.Interval || tg.Timeout != g.Timeout {

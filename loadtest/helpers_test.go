@@ -9,6 +9,7 @@ import (
 
 	commoncfg "github.com/prometheus/common/config"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/mockvllm"
 	"github.com/llm-prober/llm-prober/prober"
@@ -31,7 +32,7 @@ func fixedMock() mockvllm.Options {
 // mockTokenizer is the /tokenize client bench builds for an auto target.
 func mockTokenizer(tg *config.Target, client *http.Client) *prompt.Tokenizer {
 	return &prompt.Tokenizer{Client: client, BaseURL: tg.URL, Redacted: tg.RedactedURL(), Model: tg.Model,
-		Dialects: prompt.Dialects(config.BackendAuto), Timeout: time.Minute}
+		Dialects: prompt.Dialects(backend.Auto), Timeout: time.Minute}
 }
 
 func startMock(t *testing.T, o mockvllm.Options) (*mockvllm.Server, *config.Target, *http.Client) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 )
 
@@ -35,7 +36,7 @@ func TestServerSignalsAppearingMidRun(t *testing.T) {
 		}
 	}))
 	t.Cleanup(ts.Close)
-	tg := &config.Target{Name: "t", URL: ts.URL, Model: "m", Backend: config.BackendAuto}
+	tg := &config.Target{Name: "t", URL: ts.URL, Model: "m", Backend: backend.Auto}
 	w := Watch(t.Context(), ts.Client(), tg, 20*time.Millisecond)
 	for n.Load() < 4 {
 		time.Sleep(5 * time.Millisecond)

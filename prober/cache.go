@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/prompt"
 )
@@ -59,7 +60,7 @@ func inputFrom(ctx context.Context) *input {
 }
 
 // salted reports whether a cold probe of t uses cache_salt.
-func salted(t *config.Target) bool { return t.Backend == config.BackendVLLM }
+func salted(t *config.Target) bool { return backend.CapsOf(string(t.Backend)).CacheSalt }
 
 // runPlanned runs a probe of a module with prompt_tokens or a cold or
 // paired cache mode: it sizes the prompt, makes it cold, and runs the

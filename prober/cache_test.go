@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
@@ -93,11 +94,11 @@ func TestCacheModesAgainstMockPrefixCache(t *testing.T) {
 		backend config.Backend
 		cache   config.CacheMode
 	}{
-		{"warm", config.BackendVLLM, config.CacheWarm},
-		{"cold-salt", config.BackendVLLM, config.CacheCold},
-		{"cold-prefix", config.BackendOpenAI, config.CacheCold},
-		{"paired-salt", config.BackendVLLM, config.CachePaired},
-		{"paired-prefix", config.BackendSGLang, config.CachePaired},
+		{"warm", backend.VLLM, config.CacheWarm},
+		{"cold-salt", backend.VLLM, config.CacheCold},
+		{"cold-prefix", backend.OpenAI, config.CacheCold},
+		{"paired-salt", backend.VLLM, config.CachePaired},
+		{"paired-prefix", backend.SGLang, config.CachePaired},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := prefillModule(c.name, config.APIChat, c.cache, n)
@@ -137,7 +138,7 @@ func TestCacheModesAgainstMockPrefixCache(t *testing.T) {
 			if c.cache == config.CachePaired && bestSpeedup < 1.5 {
 				t.Errorf("best speed-up %.1f, want > 1.5", bestSpeedup)
 			}
-			if salted := rs[0].Prefill.Salted; salted != (c.backend == config.BackendVLLM && c.cache != config.CacheWarm) {
+			if salted := rs[0].Prefill.Salted; salted != (c.backend == backend.VLLM && c.cache != config.CacheWarm) {
 				t.Errorf("salted = %v", salted)
 			}
 		})
@@ -154,11 +155,11 @@ func TestPromptTokensExactWithTokenize(t *testing.T) {
 		cache   config.CacheMode
 		n       int
 	}{
-		{config.BackendVLLM, config.APIChat, config.CacheWarm, 128},
-		{config.BackendVLLM, config.APIChat, config.CacheCold, 2048},
-		{config.BackendAuto, config.APIChat, config.CachePaired, 8192},
-		{config.BackendVLLM, config.APICompletions, config.CacheWarm, 300},
-		{config.BackendLlamaCPP, config.APICompletions, config.CacheCold, 2048},
+		{backend.VLLM, config.APIChat, config.CacheWarm, 128},
+		{backend.VLLM, config.APIChat, config.CacheCold, 2048},
+		{backend.Auto, config.APIChat, config.CachePaired, 8192},
+		{backend.VLLM, config.APICompletions, config.CacheWarm, 300},
+		{backend.LlamaCPP, config.APICompletions, config.CacheCold, 2048},
 	} {
 		name := string(c.backend) + "-" + string(c.api) + "-" + string(c.cache)
 		calls := p.tokenizeCalls.Load()
@@ -183,7 +184,7 @@ func TestPromptTokensCalibratesFromUsage(t *testing.T) {
 		o.CharsPerToken, o.NoTokenize, o.PrefillPerToken = 3, true, 2*time.Microsecond
 	})
 	for _, n := range []int{128, 2048, 8192} {
-		for i, backend := range []config.Backend{config.BackendTGI, config.BackendVLLM, config.BackendOpenAI} {
+		for i, backend := range []config.Backend{backend.TGI, backend.VLLM, backend.OpenAI} {
 			api := []config.API{config.APIChat, config.APIChat, config.APICompletions}[i]
 			m := prefillModule("calib-"+string(backend), api, config.CacheCold, n)
 			rs := probeN(t, p.url, backend, m, 6)
@@ -214,7 +215,7 @@ func TestPromptTokensTooShortForTheModule(t *testing.T) {
 	m := prefillModule("short", config.APICompletions, config.CacheWarm, 16)
 	m.Prompt = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen"
 	target := testTarget(p.url)
-	target.Backend = config.BackendVLLM
+	target.Backend = backend.VLLM
 	client, _ := NewClient(target, time.Minute)
 	defer client.CloseIdleConnections()
 	profile := NewPromptProfile()
@@ -231,14 +232,14 @@ func TestPrefillMetrics(t *testing.T) {
 	const n = 1024
 	mets := NewMetrics(prometheus.NewRegistry())
 	target := testTarget(p.url)
-	target.Backend, target.Interval = config.BackendVLLM, modelDuration(time.Minute)
+	target.Backend, target.Interval = backend.VLLM, modelDuration(time.Minute)
 	paired := prefillModule("paired", config.APIChat, config.CachePaired, n)
 	plain := chatModule()
 	for _, m := range []*config.Module{paired, plain} {
 		mets.InitSchedule(target, m)
 	}
-	rs := probeN(t, p.url, config.BackendVLLM, paired, 2)
-	for _, r := range append(rs, probeN(t, p.url, config.BackendVLLM, plain, 1)...) {
+	rs := probeN(t, p.url, backend.VLLM, paired, 2)
+	for _, r := range append(rs, probeN(t, p.url, backend.VLLM, plain, 1)...) {
 		r.Target, r.Model = target.Name, target.Model
 		mets.Record(r, time.Now())
 	}
@@ -334,7 +335,7 @@ func TestSchedulerKeepsPromptSizing(t *testing.T) {
 	s.Apply(&config.Config{
 		Global:  config.Global{MaxConcurrentProbes: 4},
 		Modules: map[string]*config.Module{"long": prefillModule("long", config.APIChat, config.CacheCold, n)},
-		Targets: []*config.Target{{Name: "t", URL: p.url, Model: "m", Backend: config.BackendTGI, Modules: []string{"long"},
+		Targets: []*config.Target{{Name: "t", URL: p.url, Model: "m", Backend: backend.TGI, Modules: []string{"long"},
 			Interval: modelDuration(40 * time.Millisecond), Timeout: modelDuration(2 * time.Second)}},
 	})
 	var got []int
@@ -362,19 +363,19 @@ func TestPromptTokensChatTemplate(t *testing.T) {
 		o.CharsPerToken, o.ChatTemplateTokens, o.PrefillPerToken = 3, 7, time.Microsecond
 	})
 	const n = 2048
-	for _, backend := range []config.Backend{config.BackendVLLM, config.BackendLlamaCPP} {
-		rs := probeN(t, p.url, backend, prefillModule("tmpl-"+string(backend), config.APIChat, config.CacheCold, n), 5)
+	for _, be := range []config.Backend{backend.VLLM, backend.LlamaCPP} {
+		rs := probeN(t, p.url, be, prefillModule("tmpl-"+string(be), config.APIChat, config.CacheCold, n), 5)
 		var got []int
 		for _, r := range rs {
 			got = append(got, r.PromptTokens)
 		}
-		t.Logf("%s: prompt tokens of the first probes %v", backend, got)
-		switch backend {
-		case config.BackendVLLM:
+		t.Logf("%s: prompt tokens of the first probes %v", be, got)
+		switch be {
+		case backend.VLLM:
 			if got[0] != n || got[4] != n {
 				t.Errorf("vllm: prompt tokens %v, want %d from the first probe", got, n)
 			}
-		case config.BackendLlamaCPP:
+		case backend.LlamaCPP:
 			if got[0] != n+7 || got[2] != n || got[4] != n {
 				t.Errorf("llamacpp: prompt tokens %v, want %d (+7 template tokens) at first, exact from the third", got, n)
 			}

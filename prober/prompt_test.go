@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/mockvllm"
@@ -26,7 +27,7 @@ func llamaCPP(t *testing.T, hangTokenize bool) *testutil.LlamaCPP {
 func TestPromptTokensLlamaCPPAuto(t *testing.T) {
 	l := llamaCPP(t, false)
 	m := prefillModule("llama-auto", config.APICompletions, config.CacheWarm, 200)
-	for i, r := range probeN(t, l.URL, config.BackendAuto, m, 2) {
+	for i, r := range probeN(t, l.URL, backend.Auto, m, 2) {
 		if !r.Prefill.Tokenized || r.PromptTokens != 200 {
 			t.Errorf("probe %d: %d prompt tokens (tokenized %v), want exactly 200 via /tokenize", i, r.PromptTokens, r.Prefill.Tokenized)
 		}
@@ -39,7 +40,7 @@ func TestPromptTokensLlamaCPPAuto(t *testing.T) {
 func TestPromptTokensHangingTokenize(t *testing.T) {
 	l := llamaCPP(t, true)
 	target := testTarget(l.URL)
-	target.Backend = config.BackendLlamaCPP
+	target.Backend = backend.LlamaCPP
 	client, err := NewClient(target, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestPromptTokensUnreachableWhileSizing(t *testing.T) {
 		return nil, ctx.Err()
 	}}}
 	target := testTarget("http://127.0.0.1:9")
-	target.Backend = config.BackendVLLM
+	target.Backend = backend.VLLM
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	m := prefillModule("unreachable", config.APICompletions, config.CacheWarm, 64)

@@ -10,41 +10,33 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 )
 
-// Dialect is one server family's POST /tokenize: the body it takes and
-// the answer it gives.
-type Dialect string
+// Dialect is one server family's POST /tokenize; package backend lists
+// them and says which each backend speaks, this package speaks them.
+type Dialect = backend.Dialect
 
-const (
-	// VLLM: {"model","prompt"}, or {"model","messages"} through the chat
-	// template → {"count","tokens","max_model_len"}. SGLang answers alike.
-	VLLM Dialect = "vllm"
-	// LlamaCPP: {"content","add_special"} → {"tokens"}. llama-server
-	// answers vLLM's body with 200 {"tokens":[]}: no answer, not 0 tokens.
-	LlamaCPP Dialect = "llamacpp"
-	// TGI: {"inputs"} → [{"id","text","start","stop"}, ...].
-	TGI Dialect = "tgi"
-)
+// autoDialects are every dialect, in the order a backend of auto tries
+// them: vLLM's body first (vLLM and SGLang, the most used), then
+// llama.cpp's, whose server answers vLLM's body without an answer.
+var autoDialects = []Dialect{backend.TokenizeVLLM, backend.TokenizeLlamaCPP, backend.TokenizeTGI}
 
 // Dialects are the /tokenize dialects to try for a backend, in order;
 // none where the server has no such endpoint (openai, trtllm).
 func Dialects(b config.Backend) []Dialect {
-	switch b {
-	case config.BackendVLLM, config.BackendSGLang:
-		return []Dialect{VLLM}
-	case config.BackendLlamaCPP:
-		return []Dialect{LlamaCPP}
-	case config.BackendTGI:
-		return []Dialect{TGI}
-	case config.BackendAuto, "":
-		return []Dialect{VLLM, LlamaCPP, TGI}
+	if b == "" || b == backend.Auto {
+		return slices.Clone(autoDialects)
+	}
+	if k := backend.Get(string(b)); k != nil {
+		return slices.Clone(k.Tokenize)
 	}
 	return nil
 }
@@ -156,9 +148,9 @@ func (t *Tokenizer) Count(ctx context.Context, in Input) (int, error) {
 func (t *Tokenizer) body(d Dialect, in Input) ([]byte, error) {
 	var body map[string]any
 	switch d {
-	case LlamaCPP:
+	case backend.TokenizeLlamaCPP:
 		body = map[string]any{"content": in.text(), "add_special": true}
-	case TGI:
+	case backend.TokenizeTGI:
 		body = map[string]any{"inputs": in.text()}
 	default:
 		body = map[string]any{"model": t.Model, "prompt": in.Text}

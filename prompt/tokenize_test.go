@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/mockvllm"
@@ -27,14 +28,14 @@ func tokenizer(url string, d []Dialect) *Tokenizer {
 // llama.cpp's body next and keeps it.
 func TestLlamaCPPEmptyTokensIsNoAnswer(t *testing.T) {
 	l := testutil.NewLlamaCPP(t, mockvllm.DefaultOptions(), 512, false) // one token a word
-	tk := tokenizer(l.URL, Dialects(config.BackendAuto))
+	tk := tokenizer(l.URL, Dialects(backend.Auto))
 	for range 3 {
 		n, err := tk.Count(t.Context(), Input{Text: "one two three"})
 		if err != nil || n != 3 {
 			t.Fatalf("Count = %d, %v; want 3", n, err)
 		}
 	}
-	if tk.Dialect() != LlamaCPP || l.OtherBodies.Load() != 1 || l.ContentBodies.Load() != 3 {
+	if tk.Dialect() != backend.TokenizeLlamaCPP || l.OtherBodies.Load() != 1 || l.ContentBodies.Load() != 3 {
 		t.Errorf("dialect %q, %d vLLM bodies (want 1), %d content bodies (want 3)", tk.Dialect(), l.OtherBodies.Load(), l.ContentBodies.Load())
 	}
 	// Chat messages go as their contents.
@@ -42,7 +43,7 @@ func TestLlamaCPPEmptyTokensIsNoAnswer(t *testing.T) {
 		t.Errorf("messages: %d, %v; want 3", n, err)
 	}
 	// Told it is vLLM, the same server has no usable tokenizer.
-	if n, err := tokenizer(l.URL, Dialects(config.BackendVLLM)).Count(t.Context(), Input{Text: "one"}); !errors.Is(err, ErrNoTokenizer) {
+	if n, err := tokenizer(l.URL, Dialects(backend.VLLM)).Count(t.Context(), Input{Text: "one"}); !errors.Is(err, ErrNoTokenizer) {
 		t.Errorf("vLLM body to llama.cpp: %d, %v; want ErrNoTokenizer", n, err)
 	}
 	if n, src := tk.ContextSize(t.Context()); n != 512 || !strings.Contains(src, "n_ctx") {
@@ -67,11 +68,11 @@ func TestTGIAndVLLMAnswers(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	tk := tokenizer(srv.URL, Dialects(config.BackendAuto))
-	if n, err := tk.Count(t.Context(), Input{Text: "a b"}); err != nil || n != 2 || tk.Dialect() != TGI {
+	tk := tokenizer(srv.URL, Dialects(backend.Auto))
+	if n, err := tk.Count(t.Context(), Input{Text: "a b"}); err != nil || n != 2 || tk.Dialect() != backend.TokenizeTGI {
 		t.Errorf("TGI: %d, %v, dialect %q", n, err, tk.Dialect())
 	}
-	tk = tokenizer(srv.URL, Dialects(config.BackendVLLM))
+	tk = tokenizer(srv.URL, Dialects(backend.VLLM))
 	if n, err := tk.Count(t.Context(), Input{Text: "vllm"}); err != nil || n != 3 || tk.MaxModelLen() != 2048 {
 		t.Errorf("vLLM: %d, %v, max_model_len %d", n, err, tk.MaxModelLen())
 	}
@@ -89,7 +90,7 @@ func TestTokenizeHangingIsBounded(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	tk := tokenizer(srv.URL, Dialects(config.BackendAuto))
+	tk := tokenizer(srv.URL, Dialects(backend.Auto))
 	tk.Timeout = 200 * time.Millisecond
 	start := time.Now()
 	_, err := tk.Count(t.Context(), Input{Text: "hello world"})
@@ -113,7 +114,7 @@ func TestTokenizeUnreachableIsNotConnected(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}}}
-	tk := tokenizer("http://127.0.0.1:9", Dialects(config.BackendAuto))
+	tk := tokenizer("http://127.0.0.1:9", Dialects(backend.Auto))
 	tk.Client, tk.Timeout = blackhole, 100*time.Millisecond
 	if _, err := tk.Count(t.Context(), Input{Text: "hello"}); !errors.Is(err, ErrNotConnected) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("blackholed server: %v", err)
@@ -140,7 +141,7 @@ func TestTokenizeHugeAnswerIsCapped(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	tk := tokenizer(srv.URL, []Dialect{VLLM})
+	tk := tokenizer(srv.URL, []Dialect{backend.TokenizeVLLM})
 	_, err := tk.Count(t.Context(), Input{Text: "hello world"})
 	if !errors.Is(err, ErrNoTokenizer) || !strings.Contains(err.Error(), "answer over") {
 		t.Errorf("200 MB answer: %v", err)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/collector"
-	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/loadtest"
 )
 
@@ -48,17 +48,18 @@ func (env *benchEnv) freshen(ctx context.Context, o *loadtest.Options, k int) fr
 	return f
 }
 
-// isVLLM reports whether the target is vLLM, the one server known to take
-// cache_salt: its configured backend, a reset endpoint that answered, or
-// (with server metrics on) its /metrics families.
+// isVLLM reports whether the target takes cache_salt (vLLM is the one
+// server known to): its configured backend's capability, a reset endpoint
+// that answered, or (with server metrics on) the backend its /metrics
+// families show.
 func (env *benchEnv) isVLLM(ctx context.Context, resetOK bool) bool {
 	if env.vllm != nil {
 		return *env.vllm
 	}
-	v := env.target.Backend == config.BackendVLLM || resetOK
-	if !v && env.target.Backend == config.BackendAuto && env.b.serverMetrics {
+	v := backend.CapsOf(string(env.target.Backend)).CacheSalt || resetOK
+	if !v && env.target.Backend == backend.Auto && env.b.serverMetrics {
 		if s, err := collector.ScrapeSignals(ctx, env.client, env.target); err == nil {
-			v = s.Backend == string(config.BackendVLLM)
+			v = backend.CapsOf(s.Backend).CacheSalt
 		}
 	}
 	env.vllm = &v

@@ -12,6 +12,7 @@ import (
 
 	commoncfg "github.com/prometheus/common/config"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/prober"
 )
@@ -61,7 +62,7 @@ func (b *benchFlags) benchTarget(ctx context.Context) (*config.Target, *http.Cli
 			return nil, nil, err
 		}
 		t = &config.Target{Name: "bench", URL: strings.TrimSuffix(b.url, "/"), Model: b.model,
-			Backend: config.BackendAuto, HTTPClientConfig: hc}
+			Backend: backend.Auto, HTTPClientConfig: hc}
 	default:
 		return nil, nil, errors.New("give --url, or --config.file and --target")
 	}
