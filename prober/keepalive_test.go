@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
@@ -134,7 +135,7 @@ func TestCloseConnectionLeavesNothingIdle(t *testing.T) {
 func TestPairedProbeClosesAfterItsWarmRequest(t *testing.T) {
 	c := newConnCounter(t)
 	target := testTarget(c.url)
-	target.Backend = config.BackendVLLM
+	target.Backend = backend.VLLM
 	client, err := NewClient(target, time.Minute)
 	if err != nil {
 		t.Fatal(err)
