@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/common/version"
-	"github.com/prometheus/exporter-toolkit/web"
+	toolkitweb "github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/llm-prober/llm-prober/collector"
 	"github.com/llm-prober/llm-prober/config"
@@ -36,7 +36,7 @@ type proberFlags struct {
 	shutdownTimeout time.Duration
 	logLevel        string
 	logFormat       string
-	web             *web.FlagConfig
+	web             *toolkitweb.FlagConfig
 	listenSet       bool // --web.listen-address given
 
 	allowArbitraryTargets bool
@@ -65,9 +65,6 @@ type app struct {
 	stopping     bool            // shutting down: discovery applies nothing (reloadMu)
 	board        *status.Tracker // last-hour windows for the status page
 	spans        spanExport      // probe spans over OTLP (tracing.otlp_endpoint)
-
-	allowArbitraryTargets bool          // /probe?url=...
-	probeSlots            chan struct{} // caps concurrent /probe requests
 }
 
 func (f *proberFlags) run() int {
@@ -114,8 +111,7 @@ func (f *proberFlags) run() int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(versioncollector.NewCollector("llm_prober"),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg), allowArbitraryTargets: f.allowArbitraryTargets,
-		probeSlots: make(chan struct{}, max(f.probeMaxConcurrent, 1))}
+	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg)}
 	a.history = prober.NewHistory(prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures)
 	a.board = status.NewTracker(a.serverReading)
 	metrics := prober.NewMetrics(reg)
@@ -146,9 +142,9 @@ func (f *proberFlags) run() int {
 		return 1
 	}
 
-	srv := &http.Server{Handler: a.routes(reg, metrics, f.metricsPath, f.enablePprof), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: a.routes(reg, metrics, f), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- web.ListenAndServe(srv, f.web, slogFrom(baseLogger)) }()
+	go func() { serveErr <- toolkitweb.ListenAndServe(srv, f.web, slogFrom(baseLogger)) }()
 
 	code := 0
 loop:
