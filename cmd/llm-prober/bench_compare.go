@@ -74,7 +74,7 @@ func (c *compareFlags) main(out, log io.Writer) (int, error) {
 		}
 	}
 	cmp.WriteText(out)
-	if path := c.bench.outputJSON; path != "" {
+	if path := c.bench.OutputJSON; path != "" {
 		b, err := json.MarshalIndent(cmp, "", "  ")
 		if err != nil {
 			return 1, err
