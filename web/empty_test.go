@@ -27,6 +27,7 @@ func TestPagesWithNothing(t *testing.T) {
 		code    int
 		want    string
 	}{
+		{ui.Ready, "/-/ready", http.StatusServiceUnavailable, "Not ready"},
 		{ui.Status, "/", http.StatusOK, "no targets configured"},
 		{ui.Status, "/", http.StatusOK, "0 of 0 failing"},
 		{ui.Status, "/?failing=1", http.StatusOK, "none failing"},
@@ -34,6 +35,8 @@ func TestPagesWithNothing(t *testing.T) {
 		{ui.Logs, "/logs", http.StatusBadRequest, "id parameter is missing"},
 		{ui.Logs, "/logs?id=%3Cscript%3E", http.StatusNotFound, `probe id "<script>" not found`},
 		{ui.Probe, "/probe?target=a", http.StatusServiceUnavailable, "no configuration loaded"},
+		{ui.Config, "/config", http.StatusServiceUnavailable, "no configuration loaded"},
+		{ui.Reload, "/-/reload", http.StatusMethodNotAllowed, "requires a POST"},
 	} {
 		w := httptest.NewRecorder()
 		c.handler(w, httptest.NewRequest("GET", c.target, nil))
@@ -68,6 +71,11 @@ func TestProbeRequestErrors(t *testing.T) {
 		if w.Code != c.code || !strings.Contains(w.Body.String(), c.want) {
 			t.Errorf("?%s: HTTP %d %q, want %d with %q", c.query, w.Code, w.Body, c.code, c.want)
 		}
+	}
+	w := httptest.NewRecorder()
+	ui.Reload(w, httptest.NewRequest("POST", "/-/reload", nil))
+	if w.Code != http.StatusNotImplemented {
+		t.Errorf("POST /-/reload without a reloader: HTTP %d", w.Code)
 	}
 	if got := ui.o.History.Recent(); len(got) != 0 {
 		t.Errorf("refused requests were recorded as probes: %d", len(got))

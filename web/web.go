@@ -85,6 +85,10 @@ func (u *UI) Reload(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This endpoint requires a POST request.", http.StatusMethodNotAllowed)
 		return
 	}
+	if u.o.Reload == nil {
+		http.Error(w, "this prober does not reload", http.StatusNotImplemented)
+		return
+	}
 	if err := u.o.Reload(); err != nil {
 		level.Error(u.logger).Log("msg", "reload failed; keeping the running config", "err", err)
 		http.Error(w, "failed to reload config: "+err.Error(), http.StatusInternalServerError)
@@ -95,6 +99,11 @@ func (u *UI) Reload(w http.ResponseWriter, r *http.Request) {
 
 // Config shows the running config, secrets redacted.
 func (u *UI) Config(w http.ResponseWriter, _ *http.Request) {
+	cfg := u.config()
+	if cfg == nil {
+		http.Error(w, "no configuration loaded", http.StatusServiceUnavailable)
+		return
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	fmt.Fprint(w, u.config().String())
+	fmt.Fprint(w, cfg.String())
 }
