@@ -118,3 +118,29 @@ func TestWriteSweepJSONNonFinite(t *testing.T) {
 		t.Errorf("non-finite figures: burstiness %v, request_throughput %v", p["burstiness"], p["request_throughput"])
 	}
 }
+
+// Compare refuses bad settings and files it cannot read with the input
+// named, before comparing anything.
+func TestRunCompareRefusesBadInput(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	junk := filepath.Join(t.TempDir(), "junk.json")
+	if err := os.WriteFile(junk, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		cfg  CompareConfig
+		want string
+	}{
+		"NaN alpha":     {CompareConfig{Base: missing, New: missing, Alpha: math.NaN()}, "--alpha"},
+		"alpha 1":       {CompareConfig{Base: missing, New: missing, Alpha: 1}, "--alpha"},
+		"bad threshold": {CompareConfig{Base: missing, New: missing, Alpha: 0.05, MaxRegression: "p99_ttft_ms"}, "p99_ttft_ms"},
+		"missing file":  {CompareConfig{Base: missing, New: missing, Alpha: 0.05}, "missing.json"},
+		"junk file":     {CompareConfig{Base: junk, New: junk, Alpha: 0.05}, "junk.json"},
+	} {
+		var out, log bytes.Buffer
+		code, err := RunCompare(&c.cfg, &out, &log)
+		if code != ExitBadInput || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: exit %d, %v; want %d naming %s", name, code, err, ExitBadInput, c.want)
+		}
+	}
+}
