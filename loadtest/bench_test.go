@@ -144,3 +144,48 @@ func TestRunCompareRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// RunBench drives a run and a sweep from a BenchConfig alone, no flags
+// parsed: the reports, the JSON and CSV files, and the exit code.
+func TestRunBenchAgainstMock(t *testing.T) {
+	_, tg, _ := startMock(t, fixedMock())
+	dir := t.TempDir()
+	b := benchDefaults()
+	b.URL, b.Rate, b.NumPrompts, b.InputTokens, b.OutputTokens = tg.URL, "200", 20, 16, 4
+	b.Progress, b.ServerMetrics, b.Goodput = "off", false, "ttft:10000" // any TTFT of a loaded machine is good
+	b.OutputJSON, b.OutputCSV = filepath.Join(dir, "run.json"), filepath.Join(dir, "run.csv")
+	var out, log bytes.Buffer
+	if code, err := RunBench(t.Context(), b, &out, &log); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %v\n%s\n%s", code, err, out.String(), log.String())
+	}
+	var run struct {
+		Completed int `json:"completed"`
+	}
+	raw, err := os.ReadFile(b.OutputJSON)
+	if err == nil {
+		err = json.Unmarshal(raw, &run)
+	}
+	if err != nil || run.Completed != 20 {
+		t.Errorf("run JSON: %v, %d completed", err, run.Completed)
+	}
+	if csv, err := os.ReadFile(b.OutputCSV); err != nil || strings.Count(string(csv), "\n") != 21 {
+		t.Errorf("run CSV: %v, %d lines, want a header and 20 rows", err, strings.Count(string(csv), "\n"))
+	}
+
+	b.OutputCSV, b.Rates, b.MinSamples, b.OutputJSON = "", "20,40", 0, filepath.Join(dir, "sweep.json")
+	out.Reset()
+	if code, err := RunBench(t.Context(), b, &out, &log); code != 0 || err != nil || !strings.Contains(out.String(), "Rate sweep") {
+		t.Fatalf("sweep: exit %d, %v\n%s\n%s", code, err, out.String(), log.String())
+	}
+	var sw struct {
+		Knee   float64          `json:"knee_request_rate"`
+		Points []map[string]any `json:"points"`
+	}
+	raw, err = os.ReadFile(b.OutputJSON)
+	if err == nil {
+		err = json.Unmarshal(raw, &sw)
+	}
+	if err != nil || sw.Knee != 40 || len(sw.Points) < 2 {
+		t.Errorf("sweep JSON: %v, knee %g, %d points", err, sw.Knee, len(sw.Points))
+	}
+}
