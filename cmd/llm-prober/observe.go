@@ -10,7 +10,7 @@ import (
 func (a *app) observe(r *prober.Result) {
 	a.history.Observe(r)
 	a.board.Observe(r)
-	a.spans.export(r)
+	a.spans.Export(r)
 }
 
 // serverReading gives the status windows a target's latest server signals.

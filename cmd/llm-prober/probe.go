@@ -25,6 +25,7 @@ import (
 	"github.com/llm-prober/llm-prober/internal/status"
 	"github.com/llm-prober/llm-prober/prober"
 	"github.com/llm-prober/llm-prober/targets"
+	"github.com/llm-prober/llm-prober/tracing"
 )
 
 type proberFlags struct {
@@ -64,7 +65,7 @@ type app struct {
 	location     *string
 	stopping     bool            // shutting down: discovery applies nothing (reloadMu)
 	board        *status.Tracker // last-hour windows for the status page
-	spans        spanExport      // probe spans over OTLP (tracing.otlp_endpoint)
+	spans        tracing.Spans   // probe spans over OTLP (tracing.otlp_endpoint)
 }
 
 func (f *proberFlags) run() int {
@@ -179,7 +180,7 @@ loop:
 	a.servers.Stop()
 	shutdownCtx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	a.spans.stop(shutdownCtx)
+	a.spans.Stop(shutdownCtx)
 	if srv.Shutdown(shutdownCtx) != nil {
 		_ = srv.Close()
 	}
@@ -205,7 +206,7 @@ func (a *app) reload() error {
 	// Applied even when the file did not change: unchanged targets keep
 	// running untouched, and those whose HTTP client failed to build get
 	// another try.
-	a.spans.apply(a.safe.File().Tracing, a.logger)
+	a.spans.Apply(a.safe.File().Tracing, a.logger)
 	// An unreadable API-key or CA file fails only its target's probes (a
 	// later reload picks it up), so it does not refuse the config; but it
 	// is said here, once, rather than only in every probe's error.
