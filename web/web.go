@@ -18,7 +18,9 @@ import (
 	"github.com/llm-prober/llm-prober/targets"
 )
 
-// Options is what the pages read from the running prober.
+// Options is what the pages read from the running prober. The status
+// page needs Scheduler, History and Board, /logs and /probe History;
+// Fleet and Reload may be nil.
 type Options struct {
 	Logger log.Logger
 	// Config is the running config, nil before the first load.
