@@ -3,12 +3,13 @@ package loadtest
 import "time"
 
 // BenchConfig is one `llm-prober bench` invocation: what to run, how to
-// decide and where to write, as its flags give it (each field's flag is
-// the lower-case, dashed form of its name, e.g. NumPrompts --num-prompts;
-// the flags' help says what each means). RunBench checks every field
-// before anything runs, and its errors name the flag.
+// decide and where to write, as its flags give it. A field's flag is its
+// name in lower case and dashed (NumPrompts: --num-prompts) unless its
+// comment names another; the flags' help says what each means. RunBench
+// checks every field before anything runs, and its errors name the flag.
 type BenchConfig struct {
-	URL, Model, API, ConfigFile, Target, APIKeyFile string
+	URL, Model, API, Target, APIKeyFile string
+	ConfigFile                          string // --config.file
 
 	Rate           string // --request-rate: a number or inf
 	Burstiness     float64
@@ -18,7 +19,8 @@ type BenchConfig struct {
 	Duration       time.Duration
 	Warmup         string // a number of requests or a duration
 
-	Dataset, DatasetPath                    string
+	Dataset                                 string // --dataset-name
+	DatasetPath                             string
 	InputTokens, OutputTokens, PrefixTokens int
 	OutputTokensSet                         bool // --output-tokens given: it overrides a dataset's
 	RangeRatio                              float64
