@@ -1,58 +1,26 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"time"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/llm-prober/llm-prober/loadtest"
 )
 
-// benchFlags are the flags of `llm-prober bench`; names follow vllm bench
-// serve where it has one.
+// benchFlags are the flags of `llm-prober bench`, set into the
+// loadtest.BenchConfig that runs it; names follow vllm bench serve where
+// it has one.
 type benchFlags struct {
 	cmd, runCmd *kingpin.CmdClause
 	compare     *compareFlags
 
-	url, model, api, configFile, target, apiKeyFile string
-
-	rate        string
-	burstiness  float64
-	maxConc     int
-	concurrency int
-	numPrompts  int
-	duration    time.Duration
-	warmup      string
-
-	dataset, datasetPath       string
-	inTok, outTok, prefixTok   int
-	outTokSet                  bool
-	rangeRatio                 float64
-	seed                       int64
-	goodput, percentiles       string
-	timeout, idleTimeout       time.Duration
-	ignoreEOS, continuousUsage bool
-	temperature                string
-	outputJSON, progress       string
-	outputCSV                  string
-	numRuns                    int
-	failOn                     []string
-	serverMetrics              bool
-	metricsInterval            time.Duration
-	sweep                      bool
-	rates                      string
-	sweepSteps, sweepRefine    int
-	kneeGoodput                float64
-	curve                      string
-	dailyRequests, peakRPS     float64
-	peakToAverage, headroom    float64
-	gpusPerReplica             int
-	kneeRate                   float64
-	freshPrompts               bool
-	minSamples                 int
-	label                      string
-	saveTexts                  bool
+	loadtest.BenchConfig
 }
 
 // newBenchCmd registers `llm-prober bench` on app.
@@ -62,62 +30,95 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag; "+
 		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed, or no rate of a sweep met the knee's goodput (even without --fail-on).", 100*loadtest.MaxFailedShare))
 	b.cmd = c
-	c.Flag("url", "Base URL of the server (e.g. http://localhost:8000); or use --config.file and --target.").StringVar(&b.url)
-	c.Flag("model", "Model name (default: the first of /v1/models, or the target's).").StringVar(&b.model)
-	c.Flag("api", "Endpoint: chat (/v1/chat/completions) or completions (/v1/completions).").Default("chat").EnumVar(&b.api, "chat", "completions")
-	c.Flag("config.file", "Prober configuration file holding --target (its URL, model, auth, TLS).").StringVar(&b.configFile)
-	c.Flag("target", "Name of a target in --config.file.").StringVar(&b.target)
-	c.Flag("api-key-file", "File holding a bearer token for --url (else $OPENAI_API_KEY if set).").StringVar(&b.apiKeyFile)
+	c.Flag("url", "Base URL of the server (e.g. http://localhost:8000); or use --config.file and --target.").StringVar(&b.URL)
+	c.Flag("model", "Model name (default: the first of /v1/models, or the target's).").StringVar(&b.Model)
+	c.Flag("api", "Endpoint: chat (/v1/chat/completions) or completions (/v1/completions).").Default("chat").EnumVar(&b.API, "chat", "completions")
+	c.Flag("config.file", "Prober configuration file holding --target (its URL, model, auth, TLS).").StringVar(&b.ConfigFile)
+	c.Flag("target", "Name of a target in --config.file.").StringVar(&b.Target)
+	c.Flag("api-key-file", "File holding a bearer token for --url (else $OPENAI_API_KEY if set).").StringVar(&b.APIKeyFile)
 
-	c.Flag("request-rate", "Open-loop arrival rate in requests/s, or inf to send all at once.").Default("inf").StringVar(&b.rate)
-	c.Flag("burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, lower burstier, higher more regular.").Default("1").Float64Var(&b.burstiness)
-	c.Flag("max-concurrency", "Most requests in flight in an open-loop run (0: no cap).").Default("0").IntVar(&b.maxConc)
-	c.Flag("concurrency", "Closed loop: this many users, each sending its next request when the last ends (overrides --request-rate).").Default("0").IntVar(&b.concurrency)
-	c.Flag("num-prompts", "Measured requests (ignored with --duration).").Default("1000").IntVar(&b.numPrompts)
-	c.Flag("num-runs", "Repeat the run this many times, each with the next --seed (fresh prompts and arrivals); report each metric's mean and 95% confidence interval.").Default("1").IntVar(&b.numRuns)
-	c.Flag("duration", "Send for this long instead of --num-prompts; requests still in flight at its end are cut off and counted as cancelled.").DurationVar(&b.duration)
-	c.Flag("warmup", "Discarded warm-up: a number of requests (e.g. 20) or a duration (e.g. 10s); at --request-rate inf at most --max-concurrency (else 8) at a time.").Default("0").StringVar(&b.warmup)
+	c.Flag("request-rate", "Open-loop arrival rate in requests/s, or inf to send all at once.").Default("inf").StringVar(&b.Rate)
+	c.Flag("burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, lower burstier, higher more regular.").Default("1").Float64Var(&b.Burstiness)
+	c.Flag("max-concurrency", "Most requests in flight in an open-loop run (0: no cap).").Default("0").IntVar(&b.MaxConcurrency)
+	c.Flag("concurrency", "Closed loop: this many users, each sending its next request when the last ends (overrides --request-rate).").Default("0").IntVar(&b.Concurrency)
+	c.Flag("num-prompts", "Measured requests (ignored with --duration).").Default("1000").IntVar(&b.NumPrompts)
+	c.Flag("num-runs", "Repeat the run this many times, each with the next --seed (fresh prompts and arrivals); report each metric's mean and 95% confidence interval.").Default("1").IntVar(&b.NumRuns)
+	c.Flag("duration", "Send for this long instead of --num-prompts; requests still in flight at its end are cut off and counted as cancelled.").DurationVar(&b.Duration)
+	c.Flag("warmup", "Discarded warm-up: a number of requests (e.g. 20) or a duration (e.g. 10s); at --request-rate inf at most --max-concurrency (else 8) at a time.").Default("0").StringVar(&b.Warmup)
 
-	c.Flag("dataset-name", "Workload: random (synthetic), sharegpt or jsonl.").Default("random").EnumVar(&b.dataset, "random", "sharegpt", "jsonl")
-	c.Flag("dataset-path", "ShareGPT JSON or JSONL file ({\"prompt\":…, \"output_tokens\":…} a line).").StringVar(&b.datasetPath)
-	c.Flag("input-tokens", "Synthetic prompt length in tokens.").Default("1024").IntVar(&b.inTok)
-	c.Flag("output-tokens", "Output length in tokens (datasets: overrides theirs when > 0).").Default("128").IsSetByUser(&b.outTokSet).IntVar(&b.outTok)
-	c.Flag("range-ratio", "Synthetic lengths uniform in [n(1-r), n(1+r)].").Default("0").Float64Var(&b.rangeRatio)
-	c.Flag("prefix-tokens", "Tokens of a prefix shared by every synthetic prompt (exercises the prefix cache).").Default("0").IntVar(&b.prefixTok)
-	c.Flag("fresh-prompts", "Keep every run (every sweep point) out of the prefix cache: a new seed per point (--seed + k), a new cache_salt on vLLM, and POST /reset_prefix_cache before each run where the server offers it (vLLM with VLLM_SERVER_DEV_MODE=1). Off with --prefix-tokens, which asks for sharing.").Default("true").BoolVar(&b.freshPrompts)
-	c.Flag("seed", "Seed of prompts, lengths and arrivals: the same seed sends the same run.").Default("0").Int64Var(&b.seed)
-	c.Flag("ignore-eos", "Pin output lengths with ignore_eos and min_tokens (--no-ignore-eos for servers that reject them).").Default("true").BoolVar(&b.ignoreEOS)
-	c.Flag("continuous-usage", "Ask for per-chunk usage, stream_options.continuous_usage_stats (--no-continuous-usage for servers that reject it).").Default("true").BoolVar(&b.continuousUsage)
-	c.Flag("temperature", "Sampling temperature (default: the server's).").StringVar(&b.temperature)
-	c.Flag("timeout", "Per-request timeout; also bounds each calibration request, and each /tokenize, /props and /v1/models call of prompt sizing (30s at most).").Default("10m").DurationVar(&b.timeout)
-	c.Flag("idle-timeout", "Fail a request that receives nothing (no headers, no body bytes) for this long: a stalled server fails by its phase (timeout_first_token, timeout_decode) instead of holding the run for --timeout.").Default("2m").DurationVar(&b.idleTimeout)
+	c.Flag("dataset-name", "Workload: random (synthetic), sharegpt or jsonl.").Default("random").EnumVar(&b.Dataset, "random", "sharegpt", "jsonl")
+	c.Flag("dataset-path", "ShareGPT JSON or JSONL file ({\"prompt\":…, \"output_tokens\":…} a line).").StringVar(&b.DatasetPath)
+	c.Flag("input-tokens", "Synthetic prompt length in tokens.").Default("1024").IntVar(&b.InputTokens)
+	c.Flag("output-tokens", "Output length in tokens (datasets: overrides theirs when > 0).").Default("128").IsSetByUser(&b.OutputTokensSet).IntVar(&b.OutputTokens)
+	c.Flag("range-ratio", "Synthetic lengths uniform in [n(1-r), n(1+r)].").Default("0").Float64Var(&b.RangeRatio)
+	c.Flag("prefix-tokens", "Tokens of a prefix shared by every synthetic prompt (exercises the prefix cache).").Default("0").IntVar(&b.PrefixTokens)
+	c.Flag("fresh-prompts", "Keep every run (every sweep point) out of the prefix cache: a new seed per point (--seed + k), a new cache_salt on vLLM, and POST /reset_prefix_cache before each run where the server offers it (vLLM with VLLM_SERVER_DEV_MODE=1). Off with --prefix-tokens, which asks for sharing.").Default("true").BoolVar(&b.FreshPrompts)
+	c.Flag("seed", "Seed of prompts, lengths and arrivals: the same seed sends the same run.").Default("0").Int64Var(&b.Seed)
+	c.Flag("ignore-eos", "Pin output lengths with ignore_eos and min_tokens (--no-ignore-eos for servers that reject them).").Default("true").BoolVar(&b.IgnoreEOS)
+	c.Flag("continuous-usage", "Ask for per-chunk usage, stream_options.continuous_usage_stats (--no-continuous-usage for servers that reject it).").Default("true").BoolVar(&b.ContinuousUsage)
+	c.Flag("temperature", "Sampling temperature (default: the server's).").StringVar(&b.Temperature)
+	c.Flag("timeout", "Per-request timeout; also bounds each calibration request, and each /tokenize, /props and /v1/models call of prompt sizing (30s at most).").Default("10m").DurationVar(&b.Timeout)
+	c.Flag("idle-timeout", "Fail a request that receives nothing (no headers, no body bytes) for this long: a stalled server fails by its phase (timeout_first_token, timeout_decode) instead of holding the run for --timeout.").Default("2m").DurationVar(&b.IdleTimeout)
 
-	c.Flag("goodput", "SLOs for goodput, vllm bench syntax in ms: \"ttft:500 tpot:50 e2el:3000\".").StringVar(&b.goodput)
-	c.Flag("percentiles", "Percentiles to report.").Default("50,90,95,99,99.9").StringVar(&b.percentiles)
-	c.Flag("output-json", "Write the aggregate and every request to this JSON file (vllm bench key names).").StringVar(&b.outputJSON)
-	c.Flag("label", "A name for the run, written as \"label\" in --output-json (vllm bench's --label).").StringVar(&b.label)
-	c.Flag("save-generated-texts", "Add vllm bench's generated_texts (every measured request's output) to --output-json.").BoolVar(&b.saveTexts)
-	c.Flag("output-csv", "Write every request to this CSV file, one row each as it finishes (a sweep's points in one file, with point and rate columns).").StringVar(&b.outputCSV)
-	c.Flag("fail-on", "Exit 3 if this holds, e.g. 'goodput<99' (needs --goodput), 'p99_ttft>500' (p99 in --percentiles), 'failed>0', any-failure (repeatable; keys checked before the run).").StringsVar(&b.failOn)
-	c.Flag("progress", "Progress output on stderr: auto (a bar on a terminal, else lines), bar, lines, off.").Default("auto").EnumVar(&b.progress, "auto", "bar", "lines", "off")
-	c.Flag("server-metrics", "Scrape the server's /metrics before, during and after the run (--no-server-metrics to skip).").Default("true").BoolVar(&b.serverMetrics)
-	c.Flag("metrics-interval", "How often to scrape the server's /metrics during the run.").Default("1s").DurationVar(&b.metricsInterval)
+	c.Flag("goodput", "SLOs for goodput, vllm bench syntax in ms: \"ttft:500 tpot:50 e2el:3000\".").StringVar(&b.Goodput)
+	c.Flag("percentiles", "Percentiles to report.").Default("50,90,95,99,99.9").StringVar(&b.Percentiles)
+	c.Flag("output-json", "Write the aggregate and every request to this JSON file (vllm bench key names).").StringVar(&b.OutputJSON)
+	c.Flag("label", "A name for the run, written as \"label\" in --output-json (vllm bench's --label).").StringVar(&b.Label)
+	c.Flag("save-generated-texts", "Add vllm bench's generated_texts (every measured request's output) to --output-json.").BoolVar(&b.SaveTexts)
+	c.Flag("output-csv", "Write every request to this CSV file, one row each as it finishes (a sweep's points in one file, with point and rate columns).").StringVar(&b.OutputCSV)
+	c.Flag("fail-on", "Exit 3 if this holds, e.g. 'goodput<99' (needs --goodput), 'p99_ttft>500' (p99 in --percentiles), 'failed>0', any-failure (repeatable; keys checked before the run).").StringsVar(&b.FailOn)
+	c.Flag("progress", "Progress output on stderr: auto (a bar on a terminal, else lines), bar, lines, off.").Default("auto").EnumVar(&b.Progress, "auto", "bar", "lines", "off")
+	c.Flag("server-metrics", "Scrape the server's /metrics before, during and after the run (--no-server-metrics to skip).").Default("true").BoolVar(&b.ServerMetrics)
+	c.Flag("metrics-interval", "How often to scrape the server's /metrics during the run.").Default("1s").DurationVar(&b.MetricsInterval)
 
-	c.Flag("sweep", "Sweep: a synchronous baseline, a max-throughput run, then rates in between; report the knee.").BoolVar(&b.sweep)
-	c.Flag("rates", "Sweep these rates (req/s, comma-separated) instead of the automatic ones.").StringVar(&b.rates)
-	c.Flag("sweep-steps", "Rates between the baseline and the maximum.").Default("6").IntVar(&b.sweepSteps)
-	c.Flag("sweep-refine", "Bisection steps between the last good and first bad rate.").Default("2").IntVar(&b.sweepRefine)
-	c.Flag("min-samples", "Fewest measured requests per open-loop sweep point (--num-prompts or --duration are raised to reach it; the synchronous baseline excepted): p99 needs about 1,000 to be stable (10 beyond it). 0: as --num-prompts or --duration say.").Default("1000").IntVar(&b.minSamples)
-	c.Flag("knee-goodput", "The knee is the highest rate with at least this % of requests meeting every SLO.").Default("99").Float64Var(&b.kneeGoodput)
-	c.Flag("curve", "Write the throughput-latency curve (SVG) of a sweep here.").StringVar(&b.curve)
+	c.Flag("sweep", "Sweep: a synchronous baseline, a max-throughput run, then rates in between; report the knee.").BoolVar(&b.Sweep)
+	c.Flag("rates", "Sweep these rates (req/s, comma-separated) instead of the automatic ones.").StringVar(&b.Rates)
+	c.Flag("sweep-steps", "Rates between the baseline and the maximum.").Default("6").IntVar(&b.SweepSteps)
+	c.Flag("sweep-refine", "Bisection steps between the last good and first bad rate.").Default("2").IntVar(&b.SweepRefine)
+	c.Flag("min-samples", "Fewest measured requests per open-loop sweep point (--num-prompts or --duration are raised to reach it; the synchronous baseline excepted): p99 needs about 1,000 to be stable (10 beyond it). 0: as --num-prompts or --duration say.").Default("1000").IntVar(&b.MinSamples)
+	c.Flag("knee-goodput", "The knee is the highest rate with at least this % of requests meeting every SLO.").Default("99").Float64Var(&b.KneeGoodput)
+	c.Flag("curve", "Write the throughput-latency curve (SVG) of a sweep here.").StringVar(&b.Curve)
 
-	c.Flag("daily-requests", "Capacity plan: requests per day to serve (or --peak-rps, not both).").Float64Var(&b.dailyRequests)
-	c.Flag("peak-rps", "Capacity plan: peak requests/s to serve (instead of --daily-requests; giving both is an error).").Float64Var(&b.peakRPS)
-	c.Flag("peak-to-average", "Capacity plan: peak rate over the daily average (1: peak = daily / 86,400, the seed's formula).").Default("1").Float64Var(&b.peakToAverage)
-	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.headroom)
-	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.gpusPerReplica)
-	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.kneeRate)
+	c.Flag("daily-requests", "Capacity plan: requests per day to serve (or --peak-rps, not both).").Float64Var(&b.DailyRequests)
+	c.Flag("peak-rps", "Capacity plan: peak requests/s to serve (instead of --daily-requests; giving both is an error).").Float64Var(&b.PeakRPS)
+	c.Flag("peak-to-average", "Capacity plan: peak rate over the daily average (1: peak = daily / 86,400, the seed's formula).").Default("1").Float64Var(&b.PeakToAverage)
+	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.Headroom)
+	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.GPUsPerReplica)
+	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.KneeRate)
 	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
 	b.compare = newBenchCompareCmd(c, b)
 	return b
+}
+
+// Exit codes: loadtest.RunBench's.
+const (
+	exitFailOn = loadtest.ExitFailOn
+	exitFailed = loadtest.ExitFailed
+)
+
+func (b *benchFlags) run() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	loadtest.TuneGC() // here, not in main: tests share their process
+	code, err := b.main(ctx, os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "llm-prober bench:", err)
+	}
+	return code
+}
+
+// main runs the benchmark the flags describe, reporting to out and log.
+func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) {
+	b.LogIsTerminal = isTerminal(log)
+	return loadtest.RunBench(ctx, &b.BenchConfig, out, log)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

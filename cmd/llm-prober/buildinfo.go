@@ -2,7 +2,6 @@ package main
 
 import (
 	"runtime/debug"
-	"strings"
 
 	"github.com/prometheus/common/version"
 )
@@ -28,20 +27,4 @@ func stampVersion(bi *debug.BuildInfo, ok bool) {
 			version.BuildDate = s.Value
 		}
 	}
-}
-
-// versionLine says which build this is, for the status page.
-func versionLine() string {
-	v := version.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	parts := []string{"version " + v, "revision " + version.GetRevision()}
-	if version.Branch != "" {
-		parts = append(parts, "branch "+version.Branch)
-	}
-	if version.BuildDate != "" {
-		parts = append(parts, "built "+version.BuildDate)
-	}
-	return strings.Join(append(parts, version.GoVersion), ", ")
 }

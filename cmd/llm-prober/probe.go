@@ -18,13 +18,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/common/version"
-	"github.com/prometheus/exporter-toolkit/web"
+	toolkitweb "github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/llm-prober/llm-prober/collector"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/status"
 	"github.com/llm-prober/llm-prober/prober"
 	"github.com/llm-prober/llm-prober/targets"
+	"github.com/llm-prober/llm-prober/tracing"
 )
 
 type proberFlags struct {
@@ -36,7 +37,7 @@ type proberFlags struct {
 	shutdownTimeout time.Duration
 	logLevel        string
 	logFormat       string
-	web             *web.FlagConfig
+	web             *toolkitweb.FlagConfig
 	listenSet       bool // --web.listen-address given
 
 	allowArbitraryTargets bool
@@ -64,10 +65,7 @@ type app struct {
 	location     *string
 	stopping     bool            // shutting down: discovery applies nothing (reloadMu)
 	board        *status.Tracker // last-hour windows for the status page
-	spans        spanExport      // probe spans over OTLP (tracing.otlp_endpoint)
-
-	allowArbitraryTargets bool          // /probe?url=...
-	probeSlots            chan struct{} // caps concurrent /probe requests
+	spans        tracing.Spans   // probe spans over OTLP (tracing.otlp_endpoint)
 }
 
 func (f *proberFlags) run() int {
@@ -114,8 +112,7 @@ func (f *proberFlags) run() int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(versioncollector.NewCollector("llm_prober"),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg), allowArbitraryTargets: f.allowArbitraryTargets,
-		probeSlots: make(chan struct{}, max(f.probeMaxConcurrent, 1))}
+	a := &app{logger: logger, configFile: f.configFile, safe: config.NewSafeConfig(reg)}
 	a.history = prober.NewHistory(prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures)
 	a.board = status.NewTracker(a.serverReading)
 	metrics := prober.NewMetrics(reg)
@@ -146,9 +143,9 @@ func (f *proberFlags) run() int {
 		return 1
 	}
 
-	srv := &http.Server{Handler: a.routes(reg, metrics, f.metricsPath, f.enablePprof), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: a.routes(reg, metrics, f), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- web.ListenAndServe(srv, f.web, slogFrom(baseLogger)) }()
+	go func() { serveErr <- toolkitweb.ListenAndServe(srv, f.web, slogFrom(baseLogger)) }()
 
 	code := 0
 loop:
@@ -183,7 +180,7 @@ loop:
 	a.servers.Stop()
 	shutdownCtx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	a.spans.stop(shutdownCtx)
+	a.spans.Stop(shutdownCtx)
 	if srv.Shutdown(shutdownCtx) != nil {
 		_ = srv.Close()
 	}
@@ -209,7 +206,7 @@ func (a *app) reload() error {
 	// Applied even when the file did not change: unchanged targets keep
 	// running untouched, and those whose HTTP client failed to build get
 	// another try.
-	a.spans.apply(a.safe.File().Tracing, a.logger)
+	a.spans.Apply(a.safe.File().Tracing, a.logger)
 	// An unreadable API-key or CA file fails only its target's probes (a
 	// later reload picks it up), so it does not refuse the config; but it
 	// is said here, once, rather than only in every probe's error.

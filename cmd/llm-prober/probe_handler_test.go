@@ -107,26 +107,6 @@ func TestProbeArbitraryURL(t *testing.T) {
 	}
 }
 
-func TestProbeTimeoutFromScrape(t *testing.T) {
-	h := http.Header{}
-	if got := probeTimeout(5*time.Second, h); got != 5*time.Second {
-		t.Errorf("no header: %s", got)
-	}
-	h.Set("X-Prometheus-Scrape-Timeout-Seconds", "2")
-	if got := probeTimeout(5*time.Second, h); got != 1500*time.Millisecond {
-		t.Errorf("scrape 2s: %s, want 1.5s", got)
-	}
-	if got := probeTimeout(time.Second, h); got != time.Second {
-		t.Errorf("target shorter than scrape: %s", got)
-	}
-	for _, v := range []string{"junk", "NaN", "Inf", "+Inf", "-Inf", "1e300", "-1", "0", "9223372037"} {
-		h.Set("X-Prometheus-Scrape-Timeout-Seconds", v)
-		if got := probeTimeout(5*time.Second, h); got != 5*time.Second {
-			t.Errorf("header %q: %s, want the target's 5s", v, got)
-		}
-	}
-}
-
 // A probe id on a histogram exemplar leads to that probe's details.
 func TestExemplarResolvesInLogs(t *testing.T) {
 	dir := t.TempDir()

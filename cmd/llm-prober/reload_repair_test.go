@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -15,11 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-kit/log"
-
-	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/testutil"
-	"github.com/llm-prober/llm-prober/prober"
 )
 
 func sseServer(tls bool) *httptest.Server {
@@ -107,40 +102,5 @@ func TestSIGHUPDuringStartup(t *testing.T) {
 				return
 			}
 		}
-	}
-}
-
-// A /probe whose caller leaves is not a target failure: it must not push
-// real failures out of the history.
-func TestProbeAbandonedByCallerNotRecorded(t *testing.T) {
-	stalled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		<-r.Context().Done()
-	}))
-	t.Cleanup(stalled.Close)
-	file := filepath.Join(t.TempDir(), "llm-prober.yml")
-	testutil.WriteFile(t, file, strings.Replace(fmt.Sprintf(configTemplate, targetYAML("a", stalled.URL)), "{interval: 1s, timeout: 1s}", "{interval: 1m, timeout: 30s}", 1))
-	a := &app{logger: log.NewNopLogger(), safe: config.NewSafeConfig(nil), probeSlots: make(chan struct{}, 1),
-		history: prober.NewHistory(10, 10)}
-	if err := a.safe.Reload(file); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(a.handleProbe))
-	t.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/probe?target=a", nil)
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
-		t.Fatal("the probe answered before the caller left")
-	}
-	// The handler returns once it notices; then its slot is free.
-	for deadline := time.Now().Add(10 * time.Second); len(a.probeSlots) > 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the handler did not return after its caller left")
-		}
-	}
-	if got := a.history.Recent(); len(got) != 0 {
-		t.Errorf("an abandoned probe was recorded: %+v", got[0].Result)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package tracing
 
 import (
 	"bytes"
@@ -52,12 +52,12 @@ func TestSpanExportToNoCollectorLogsOnce(t *testing.T) {
 	}))
 	defer otlp.Close()
 	var buf bytes.Buffer
-	var s spanExport
-	s.apply(config.Tracing{OTLPEndpoint: otlp.URL + "/v1/traces"}, log.NewLogfmtLogger(log.NewSyncWriter(&buf)))
-	defer s.stop(context.Background())
+	var s Spans
+	s.Apply(config.Tracing{OTLPEndpoint: otlp.URL + "/v1/traces"}, log.NewLogfmtLogger(log.NewSyncWriter(&buf)))
+	defer s.Stop(context.Background())
 	for range 3 {
 		id := prober.NewProbeID()
-		s.export(&prober.Result{ID: id, Trace: prober.NewTraceContext(id), Target: "t", Module: "chat", Start: time.Now()})
+		s.Export(&prober.Result{ID: id, Trace: prober.NewTraceContext(id), Target: "t", Module: "chat", Start: time.Now()})
 		if err := s.cur.Load().ForceFlush(context.Background()); err != nil {
 			t.Fatal(err)
 		}

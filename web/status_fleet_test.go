@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"log/slog"
@@ -11,18 +11,18 @@ import (
 )
 
 func TestFleetLine(t *testing.T) {
-	a := &app{}
-	if a.fleetLine() != "" {
+	u := New(Options{})
+	if u.fleetLine() != "" {
 		t.Error("a line without a fleet")
 	}
-	a.fleet = targets.NewFleet(slog.New(slog.DiscardHandler), prometheus.NewRegistry(), targets.Shard{Count: 4, Index: 1}, nil)
+	u.o.Fleet = targets.NewFleet(slog.New(slog.DiscardHandler), prometheus.NewRegistry(), targets.Shard{Count: 4, Index: 1}, nil)
 	cfg := &config.Config{}
 	for i := range 1200 {
 		cfg.Targets = append(cfg.Targets, &config.Target{Name: thousands(i)})
 	}
-	a.fleet.Derive(cfg)
-	got := a.fleetLine()
-	s := a.fleet.Summary()
+	u.o.Fleet.Derive(cfg)
+	got := u.fleetLine()
+	s := u.o.Fleet.Summary()
 	want := "shard 1 of 4: " + thousands(s.Targets) + " of 1,200 targets"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)

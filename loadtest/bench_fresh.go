@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/llm-prober/llm-prober/backend"
 	"github.com/llm-prober/llm-prober/collector"
-	"github.com/llm-prober/llm-prober/loadtest"
 )
 
 // freshness is how each run's prompts are kept out of the server's prefix
@@ -24,15 +23,15 @@ type freshness struct {
 
 // freshen sets run k's seed, workload and cache_salt in o, and resets the
 // server's prefix cache first where it can; it returns what it did.
-func (env *benchEnv) freshen(ctx context.Context, o *loadtest.Options, k int) freshness {
+func (env *benchEnv) freshen(ctx context.Context, o *Options, k int) freshness {
 	b := env.b
-	f := freshness{Seed: b.seed}
-	if !b.freshPrompts || b.prefixTok > 0 {
+	f := freshness{Seed: b.Seed}
+	if !b.FreshPrompts || b.PrefixTokens > 0 {
 		return f
 	}
-	f.On, f.Seed = true, b.seed+int64(k)
-	o.Seed, o.Workload = f.Seed, loadtest.Reseed(env.workload, f.Seed)
-	ok, err := loadtest.ResetPrefixCache(ctx, env.client, env.target)
+	f.On, f.Seed = true, b.Seed+int64(k)
+	o.Seed, o.Workload = f.Seed, Reseed(env.workload, f.Seed)
+	ok, err := ResetPrefixCache(ctx, env.client, env.target)
 	if err != nil {
 		fmt.Fprintf(env.log, "prefix-cache reset: %v\n", err)
 	}
@@ -42,7 +41,7 @@ func (env *benchEnv) freshen(ctx context.Context, o *loadtest.Options, k int) fr
 		if body == nil {
 			body = map[string]any{}
 		}
-		body["cache_salt"] = loadtest.NewCacheSalt()
+		body["cache_salt"] = NewCacheSalt()
 		o.ExtraBody, f.CacheSalt = body, true
 	}
 	return f
@@ -57,7 +56,7 @@ func (env *benchEnv) isVLLM(ctx context.Context, resetOK bool) bool {
 		return *env.vllm
 	}
 	v := backend.CapsOf(string(env.target.Backend)).CacheSalt || resetOK
-	if !v && env.target.Backend == backend.Auto && env.b.serverMetrics {
+	if !v && env.target.Backend == backend.Auto && env.b.ServerMetrics {
 		if s, err := collector.ScrapeSignals(ctx, env.client, env.target); err == nil {
 			v = backend.CapsOf(s.Backend).CacheSalt
 		}

@@ -1,4 +1,4 @@
-package main
+package tracing
 
 import (
 	"context"
@@ -21,27 +21,27 @@ func TestSpanExportFollowsReloads(t *testing.T) {
 	otlp := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { posts.Add(1) }))
 	defer otlp.Close()
 
-	var s spanExport
-	s.export(&prober.Result{}) // no tracing section: a no-op
+	var s Spans
+	s.Export(&prober.Result{}) // no tracing section: a no-op
 	c := config.Tracing{OTLPEndpoint: otlp.URL + "/v1/traces"}
-	s.apply(c, log.NewNopLogger())
+	s.Apply(c, log.NewNopLogger())
 	first := s.cur.Load()
 	if first == nil {
 		t.Fatal("no exporter with an endpoint set")
 	}
-	s.apply(c, log.NewNopLogger())
+	s.Apply(c, log.NewNopLogger())
 	if s.cur.Load() != first {
 		t.Error("an unchanged tracing section replaced the exporter")
 	}
 	id := prober.NewProbeID()
-	s.export(&prober.Result{ID: id, Trace: prober.NewTraceContext(id), Target: "t", Module: "chat", Start: time.Now()})
+	s.Export(&prober.Result{ID: id, Trace: prober.NewTraceContext(id), Target: "t", Module: "chat", Start: time.Now()})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	s.stop(ctx)
+	s.Stop(ctx)
 	if posts.Load() != 1 {
 		t.Errorf("%d exports after stop, want 1", posts.Load())
 	}
-	s.apply(config.Tracing{}, log.NewNopLogger())
+	s.Apply(config.Tracing{}, log.NewNopLogger())
 	if s.cur.Load() != nil {
 		t.Error("clearing the endpoint kept an exporter")
 	}

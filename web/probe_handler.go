@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -17,7 +17,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	commoncfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/version"
 	"gopkg.in/yaml.v3"
 
 	"github.com/llm-prober/llm-prober/config"
@@ -28,12 +27,12 @@ import (
 // its own scrape timeout fires, as blackbox_exporter does.
 const scrapeTimeoutOffset = 500 * time.Millisecond
 
-// handleProbe runs one probe now, blackbox_exporter style, and answers
+// Probe runs one probe now, blackbox_exporter style, and answers
 // with a few gauges about it (probeRegistry), always with status 200 once
 // the probe ran: on-demand probes never touch the long-lived scheduler
 // metrics. They are kept in the history.
-func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
-	cfg := a.safe.Get()
+func (u *UI) Probe(w http.ResponseWriter, r *http.Request) {
+	cfg := u.config()
 	if cfg == nil {
 		http.Error(w, "no configuration loaded", http.StatusServiceUnavailable)
 		return
@@ -41,15 +40,15 @@ func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 	// Every on-demand probe is a real generation on a GPU server: cap
 	// them so that whoever reaches this port cannot flood a target.
 	select {
-	case a.probeSlots <- struct{}{}:
-		defer func() { <-a.probeSlots }()
+	case u.probeSlots <- struct{}{}:
+		defer func() { <-u.probeSlots }()
 	default:
 		w.Header().Set("Retry-After", "1")
-		http.Error(w, fmt.Sprintf("too many on-demand probes in flight (--probe.max-concurrent=%d)", cap(a.probeSlots)), http.StatusTooManyRequests)
+		http.Error(w, fmt.Sprintf("too many on-demand probes in flight (--probe.max-concurrent=%d)", cap(u.probeSlots)), http.StatusTooManyRequests)
 		return
 	}
 	q := r.URL.Query()
-	t, m, status, err := a.probeTarget(cfg, q)
+	t, m, status, err := u.probeTarget(cfg, q)
 	if err != nil {
 		http.Error(w, err.Error(), status)
 		return
@@ -74,14 +73,14 @@ func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 		return len(p), nil
 	}))
 	traceLog = log.With(traceLog, "ts", log.DefaultTimestampUTC)
-	debugLog := log.With(a.logger, "probe_id", id, "target", t.Name, "module", m.Name)
+	debugLog := log.With(u.logger, "probe_id", id, "target", t.Name, "module", m.Name)
 	trace := func(msg string, kv ...any) {
 		_ = traceLog.Log(append([]any{"msg", msg}, kv...)...)
 		_ = level.Debug(debugLog).Log(append([]any{"msg", "on-demand probe: " + msg}, kv...)...)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	trace("beginning probe", "target", t.Name, "module", m.Name, "timeout", timeout)
-	res := prober.RunWithOptions(ctx, client, t, m, id, "llm-prober/"+version.Version, prober.RunOptions{Trace: trace})
+	res := prober.RunWithOptions(ctx, client, t, m, id, u.o.UserAgent, prober.RunOptions{Trace: trace})
 	cancel()
 	end := time.Now()
 	if r.Context().Err() != nil {
@@ -95,12 +94,12 @@ func (a *app) handleProbe(w http.ResponseWriter, r *http.Request) {
 	mu.Lock()
 	logged := slices.Clone(lines)
 	mu.Unlock()
-	a.history.Add(res, logged, true)
+	u.o.History.Add(res, logged, true)
 
 	if q.Get("debug") == "true" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		details := ""
-		if e, ok := a.history.Get(id); ok {
+		if e, ok := u.o.History.Get(id); ok {
 			details = probePhases(e)
 		}
 		_, _ = w.Write(debugOutput(logged, details, reg, t, m))

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // configured targets may be probed, unless --probe.allow-arbitrary-targets
 // lets a url (with model) be probed too; such a target gets the default
 // HTTP client config, never a configured target's credentials.
-func (a *app) probeTarget(cfg *config.Config, q url.Values) (*config.Target, *config.Module, int, error) {
+func (u *UI) probeTarget(cfg *config.Config, q url.Values) (*config.Target, *config.Module, int, error) {
 	name, rawURL := q.Get("target"), q.Get("url")
 	switch {
 	case name != "" && rawURL != "":
@@ -34,7 +34,7 @@ func (a *app) probeTarget(cfg *config.Config, q url.Values) (*config.Target, *co
 		}
 		return t, m, 0, nil
 	case rawURL != "":
-		if !a.allowArbitraryTargets {
+		if !u.o.AllowArbitraryTargets {
 			return nil, nil, http.StatusForbidden, fmt.Errorf("probing arbitrary URLs is disabled; start llm-prober with --probe.allow-arbitrary-targets to allow it")
 		}
 		return arbitraryTarget(cfg, rawURL, q)

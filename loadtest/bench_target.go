@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"context"
@@ -22,46 +22,46 @@ const benchKeepAlive = 90 * time.Second
 
 // benchTarget resolves --url or --config.file/--target into a target and
 // its probe client (the target's auth and TLS; kernel receive times).
-func (b *benchFlags) benchTarget(ctx context.Context) (*config.Target, *http.Client, error) {
+func (b *BenchConfig) benchTarget(ctx context.Context) (*config.Target, *http.Client, error) {
 	var t *config.Target
 	switch {
-	case b.configFile != "" || b.target != "":
-		if b.configFile == "" || b.target == "" {
+	case b.ConfigFile != "" || b.Target != "":
+		if b.ConfigFile == "" || b.Target == "" {
 			return nil, nil, errors.New("--config.file and --target go together")
 		}
-		cfg, err := config.LoadFile(b.configFile)
+		cfg, err := config.LoadFile(b.ConfigFile)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, ct := range cfg.Targets {
-			if ct.Name == b.target {
+			if ct.Name == b.Target {
 				t = ct
 			}
 		}
 		if t == nil {
-			return nil, nil, fmt.Errorf("no target %q in %s", b.target, b.configFile)
+			return nil, nil, fmt.Errorf("no target %q in %s", b.Target, b.ConfigFile)
 		}
-		if b.url != "" {
+		if b.URL != "" {
 			return nil, nil, errors.New("--url and --target are exclusive")
 		}
 		cp := *t
 		t = &cp
-		if b.model != "" {
-			t.Model = b.model
+		if b.Model != "" {
+			t.Model = b.Model
 		}
-	case b.url != "":
+	case b.URL != "":
 		hc := commoncfg.DefaultHTTPClientConfig
 		hc.FollowRedirects = false
 		switch {
-		case b.apiKeyFile != "":
-			hc.Authorization = &commoncfg.Authorization{Type: "Bearer", CredentialsFile: b.apiKeyFile}
+		case b.APIKeyFile != "":
+			hc.Authorization = &commoncfg.Authorization{Type: "Bearer", CredentialsFile: b.APIKeyFile}
 		case os.Getenv("OPENAI_API_KEY") != "":
 			hc.Authorization = &commoncfg.Authorization{Type: "Bearer", Credentials: commoncfg.Secret(os.Getenv("OPENAI_API_KEY"))}
 		}
 		if err := hc.Validate(); err != nil {
 			return nil, nil, err
 		}
-		t = &config.Target{Name: "bench", URL: strings.TrimSuffix(b.url, "/"), Model: b.model,
+		t = &config.Target{Name: "bench", URL: strings.TrimSuffix(b.URL, "/"), Model: b.Model,
 			Backend: backend.Auto, HTTPClientConfig: hc}
 	default:
 		return nil, nil, errors.New("give --url, or --config.file and --target")

@@ -1,19 +1,18 @@
-package main
+package loadtest
 
 import (
 	"fmt"
 
-	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
 // openCSV creates --output-csv's file, if asked for, before the first
 // run: a bad path fails now, not after the run.
 func (env *benchEnv) openCSV() error {
-	if env.b.outputCSV == "" {
+	if env.b.OutputCSV == "" {
 		return nil
 	}
-	c, err := loadtest.CreateCSV(env.b.outputCSV)
+	c, err := CreateCSV(env.b.OutputCSV)
 	if err != nil {
 		return err
 	}
@@ -31,22 +30,22 @@ func (env *benchEnv) closeCSV() {
 		fmt.Fprintf(env.log, "--output-csv: %v\n", err)
 		return
 	}
-	fmt.Fprintf(env.log, "wrote %s\n", env.b.outputCSV)
+	fmt.Fprintf(env.log, "wrote %s\n", env.b.OutputCSV)
 }
 
 // withCSV adds --output-csv's rows to o's per-request output, under the
 // sweep point's kind (--num-runs: the run; "" for a single run) and o's
 // rate.
-func (env *benchEnv) withCSV(o *loadtest.Options, kind string) {
+func (env *benchEnv) withCSV(o *Options, kind string) {
 	if env.csv == nil {
 		return
 	}
-	env.csv.Point, env.csv.Rate = kind, loadtest.RateText(o)
+	env.csv.Point, env.csv.Rate = kind, RateText(o)
 	if kind == "" {
 		env.csv.Point = env.runName
 	}
 	prev := o.OnResult
-	o.OnResult = func(rec *loadtest.Record, res *prober.Result) {
+	o.OnResult = func(rec *Record, res *prober.Result) {
 		if prev != nil {
 			prev(rec, res)
 		}

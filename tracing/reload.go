@@ -1,4 +1,4 @@
-package main
+package tracing
 
 import (
 	"context"
@@ -13,19 +13,21 @@ import (
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/prober"
-	"github.com/llm-prober/llm-prober/tracing"
 )
 
-// spanExport holds the OTLP span exporter of the running config; a reload
-// that changes the tracing section replaces it (the old one flushes).
-type spanExport struct {
-	mu  sync.Mutex // serialises apply and stop
+// Spans holds the OTLP span exporter of the running config; a reload
+// that changes the tracing section replaces it (the old one flushes). Its
+// zero value exports nothing until Apply is given an endpoint.
+type Spans struct {
+	mu  sync.Mutex // serialises Apply and Stop
 	cfg config.Tracing
-	cur atomic.Pointer[tracing.Exporter]
+	cur atomic.Pointer[Exporter]
 	log *exportLog // export outcomes, for every exporter in turn
 }
 
-func (s *spanExport) apply(c config.Tracing, logger log.Logger) {
+// Apply starts, replaces or stops the exporter for the running config's
+// tracing section; export failures are logged to logger on state changes.
+func (s *Spans) Apply(c config.Tracing, logger log.Logger) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if reflect.DeepEqual(c, s.cfg) {
@@ -36,7 +38,7 @@ func (s *spanExport) apply(c config.Tracing, logger log.Logger) {
 		// Anything else the SDK reports goes the same way, not to Go's log.
 		otel.SetErrorHandler(otel.ErrorHandlerFunc(s.log.report))
 	}
-	x, err := tracing.New(c, version.Version, s.log.report)
+	x, err := New(c, version.Version, s.log.report)
 	if err != nil {
 		level.Error(logger).Log("msg", "tracing: cannot start the OTLP exporter; probes are not exported", "err", err)
 		x = nil
@@ -50,10 +52,11 @@ func (s *spanExport) apply(c config.Tracing, logger log.Logger) {
 	}
 }
 
-// export sends r's span if tracing is on; it never blocks on the network.
-func (s *spanExport) export(r *prober.Result) { s.cur.Load().Export(r) }
+// Export sends r's span if tracing is on; it never blocks on the network.
+func (s *Spans) Export(r *prober.Result) { s.cur.Load().Export(r) }
 
-func (s *spanExport) stop(ctx context.Context) {
+// Stop flushes and stops the exporter, within ctx.
+func (s *Spans) Stop(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_ = s.cur.Swap(nil).Shutdown(ctx)

@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"bufio"
@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"github.com/llm-prober/llm-prober/loadtest"
 )
 
 // sweep runs --sweep / --rates, prints the table, the knee, the curve and
@@ -24,18 +22,18 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 	// aggregate, then every request) goes to a file of its own, copied
 	// into the sweep's file at the end.
 	var jsonDir string
-	pointJSON := map[*loadtest.Point]string{}
-	if b.outputJSON != "" {
+	pointJSON := map[*Point]string{}
+	if b.OutputJSON != "" {
 		var err error
 		if jsonDir, err = os.MkdirTemp("", "llm-prober-sweep-"); err != nil {
-			return 1, err
+			return ExitError, err
 		}
 		defer os.RemoveAll(jsonDir)
 	}
 	points := 0 // run so far: point k draws with seed --seed + k
 	var first freshness
-	cfg := loadtest.SweepConfig{Rates: env.rates, Steps: b.sweepSteps, Refine: b.sweepRefine, KneeGoodput: b.kneeGoodput,
-		Run: func(ctx context.Context, kind string, rate float64) (*loadtest.Point, error) {
+	cfg := SweepConfig{Rates: env.rates, Steps: b.SweepSteps, Refine: b.SweepRefine, KneeGoodput: b.KneeGoodput,
+		Run: func(ctx context.Context, kind string, rate float64) (*Point, error) {
 			o := env.options(rate, 0)
 			fresh := env.freshen(ctx, &o, points)
 			if points == 0 {
@@ -44,20 +42,20 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			points++
 			label := fmt.Sprintf("%s %.2f req/s: ", kind, rate)
 			switch kind {
-			case loadtest.PointSync:
+			case PointSync:
 				// A baseline needs few requests: each runs alone.
 				o.Concurrency, o.MaxConcurrency, label = 1, 0, "synchronous: "
 				if o.NumPrompts > 0 {
 					o.NumPrompts = min(max(o.NumPrompts/10, 5), 50)
 				}
-			case loadtest.PointMax:
+			case PointMax:
 				o.Rate, label = math.Inf(1), "max throughput: "
 				if o.Duration > 0 && o.MaxConcurrency == 0 {
-					o.Duration, o.NumPrompts = 0, max(b.numPrompts, 1)
+					o.Duration, o.NumPrompts = 0, max(b.NumPrompts, 1)
 				}
-				sizeForP99(&o, b.minSamples)
+				sizeForP99(&o, b.MinSamples)
 			default:
-				sizeForP99(&o, b.minSamples)
+				sizeForP99(&o, b.MinSamples)
 			}
 			var path string
 			if jsonDir != "" {
@@ -69,15 +67,15 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			}
 			tail := res.report.TTFT.Tail()
 			fmt.Fprintf(env.log, "%s%.2f req/s achieved, %.2f%% good, p%s TTFT %.1f ms, %s\n", label,
-				res.report.RequestThroughput, res.report.GoodputPercent, loadtest.PercentileName(tail),
+				res.report.RequestThroughput, res.report.GoodputPercent, PercentileName(tail),
 				res.report.TTFT.Value(tail), res.verdict.Bottleneck)
-			p := &loadtest.Point{Report: res.report, Verdict: res.verdict.Bottleneck}
+			p := &Point{Report: res.report, Verdict: res.verdict.Bottleneck}
 			if path != "" {
 				pointJSON[p] = path
 			}
 			return p, nil
 		}}
-	sw, err := loadtest.RunSweep(ctx, cfg)
+	sw, err := RunSweep(ctx, cfg)
 	if sw != nil {
 		sw.Prompts = first.sweepString()
 	}
@@ -86,46 +84,46 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 	}
 	if err != nil {
 		// Interrupted: the points so far are still written.
-		if ctx.Err() != nil && b.outputJSON != "" && sw != nil && len(sw.Points) > 0 {
-			if werr := writeSweepJSON(b.outputJSON, sw, pointJSON); werr != nil {
-				return 1, errors.Join(err, werr)
+		if ctx.Err() != nil && b.OutputJSON != "" && sw != nil && len(sw.Points) > 0 {
+			if werr := writeSweepJSON(b.OutputJSON, sw, pointJSON); werr != nil {
+				return ExitError, errors.Join(err, werr)
 			}
-			fmt.Fprintf(env.log, "wrote %s (the points run so far)\n", b.outputJSON)
+			fmt.Fprintf(env.log, "wrote %s (the points run so far)\n", b.OutputJSON)
 		}
-		return 1, err
+		return ExitError, err
 	}
-	if b.curve != "" {
-		f, err := os.Create(b.curve)
+	if b.Curve != "" {
+		f, err := os.Create(b.Curve)
 		if err != nil {
-			return 1, err
+			return ExitError, err
 		}
 		title := fmt.Sprintf("%s — %s", env.target.Model, env.workload.Describe())
 		if err := errors.Join(sw.WriteSVG(f, title), f.Close()); err != nil {
-			return 1, err
+			return ExitError, err
 		}
-		fmt.Fprintf(env.log, "wrote %s\n", b.curve)
+		fmt.Fprintf(env.log, "wrote %s\n", b.Curve)
 	}
-	if b.outputJSON != "" {
-		if err := writeSweepJSON(b.outputJSON, sw, pointJSON); err != nil {
-			return 1, err
+	if b.OutputJSON != "" {
+		if err := writeSweepJSON(b.OutputJSON, sw, pointJSON); err != nil {
+			return ExitError, err
 		}
-		fmt.Fprintf(env.log, "wrote %s\n", b.outputJSON)
+		fmt.Fprintf(env.log, "wrote %s\n", b.OutputJSON)
 	}
-	if sw.Knee != nil && (b.dailyRequests > 0 || b.peakRPS > 0) {
-		p, err := loadtest.NewPlan(sw.KneeRate(), b.dailyRequests, b.peakRPS, b.peakToAverage, b.headroom, b.gpusPerReplica)
+	if sw.Knee != nil && (b.DailyRequests > 0 || b.PeakRPS > 0) {
+		p, err := NewPlan(sw.KneeRate(), b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
 		if err != nil {
-			return 2, err
+			return ExitBadInput, err
 		}
 		p.WriteText(env.out)
 	}
 	if sw.Knee == nil && len(env.conds) > 0 {
 		fmt.Fprintln(env.log, "fail-on: no rate met the goodput target")
-		return exitFailOn, nil
+		return ExitFailOn, nil
 	}
 	if sw.Knee == nil {
 		// A sweep exists to find the knee: none is a failed run, not a
 		// result to read as success (a dead server fails every point).
-		return exitFailed, fmt.Errorf("no rate met the knee's goodput (%g%% of requests meeting every SLO)", b.kneeGoodput)
+		return ExitFailed, fmt.Errorf("no rate met the knee's goodput (%g%% of requests meeting every SLO)", b.KneeGoodput)
 	}
 	return env.failOn(sw.Knee.Report), nil
 }
@@ -133,7 +131,7 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 // sizeForP99 raises an open-loop point's request count, or its duration
 // at its rate, to at least n measured requests: a p99 from 120 requests
 // moves by one bad request (0.8 %).
-func sizeForP99(o *loadtest.Options, n int) {
+func sizeForP99(o *Options, n int) {
 	switch {
 	case n <= 0:
 	case o.NumPrompts > 0:
@@ -144,10 +142,10 @@ func sizeForP99(o *loadtest.Options, n int) {
 }
 
 // planOnly prints a capacity plan from --knee-rate without running.
-func (b *benchFlags) planOnly(env *benchEnv) (int, error) {
-	p, err := loadtest.NewPlan(b.kneeRate, b.dailyRequests, b.peakRPS, b.peakToAverage, b.headroom, b.gpusPerReplica)
+func (b *BenchConfig) planOnly(env *benchEnv) (int, error) {
+	p, err := NewPlan(b.KneeRate, b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
 	if err != nil {
-		return 2, err
+		return ExitBadInput, err
 	}
 	p.WriteText(env.out)
 	return 0, nil
@@ -157,7 +155,7 @@ func (b *benchFlags) planOnly(env *benchEnv) (int, error) {
 // aggregate and requests, as the single-run file has them (vllm bench
 // keys: input_lens, output_lens, ttfts, itls, errors, then requests),
 // copied from the point's file.
-func writeSweepJSON(path string, sw *loadtest.Sweep, files map[*loadtest.Point]string) error {
+func writeSweepJSON(path string, sw *Sweep, files map[*Point]string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -193,7 +191,7 @@ func writeSweepJSON(path string, sw *loadtest.Sweep, files map[*loadtest.Point]s
 
 // copyPointJSON writes point p: its file, else (none written) the
 // aggregate alone.
-func copyPointJSON(w *bufio.Writer, p *loadtest.Point, file string) error {
+func copyPointJSON(w *bufio.Writer, p *Point, file string) error {
 	if file != "" {
 		pf, err := os.Open(file)
 		if err != nil {
@@ -208,7 +206,7 @@ func copyPointJSON(w *bufio.Writer, p *loadtest.Point, file string) error {
 		_, err = io.Copy(w, io.LimitReader(pf, max(st.Size()-1, 0)))
 		return err
 	}
-	head := append([]loadtest.KV{{Key: "kind", Value: p.Kind}, {Key: "bottleneck", Value: p.Verdict}}, p.Report.VLLMKeys()...)
+	head := append([]KV{{Key: "kind", Value: p.Kind}, {Key: "bottleneck", Value: p.Verdict}}, p.Report.VLLMKeys()...)
 	w.WriteString("    {")
 	for j, kv := range head {
 		if j > 0 {

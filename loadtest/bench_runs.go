@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"context"
@@ -8,16 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/llm-prober/llm-prober/loadtest"
 )
 
 // checkNumRuns checks --num-runs (exit 2).
-func (b *benchFlags) checkNumRuns() error {
+func (b *BenchConfig) checkNumRuns() error {
 	switch {
-	case b.numRuns < 1:
-		return fmt.Errorf("--num-runs %d: want at least 1", b.numRuns)
-	case b.numRuns > 1 && (b.sweep || b.rates != ""):
+	case b.NumRuns < 1:
+		return fmt.Errorf("--num-runs %d: want at least 1", b.NumRuns)
+	case b.NumRuns > 1 && (b.Sweep || b.Rates != ""):
 		return errors.New("--num-runs repeats a single run; a sweep's points are runs already")
 	}
 	return nil
@@ -30,44 +28,44 @@ func (b *benchFlags) checkNumRuns() error {
 func (env *benchEnv) repeat(ctx context.Context) (int, error) {
 	b := env.b
 	defer func() { env.runName = "" }()
-	var reps []*loadtest.Report
+	var reps []*Report
 	var seeds []int64
 	code := 0
-	for i := range b.numRuns {
+	for i := range b.NumRuns {
 		env.runName = fmt.Sprintf("run%d", i+1)
-		o := env.options(env.rate, b.concurrency)
+		o := env.options(env.rate, b.Concurrency)
 		// Run i draws with --seed + i: fresh prompts (and a cache_salt or
 		// reset, as sweep points get), or with --no-fresh-prompts the same
 		// prompts at other arrival times.
 		f := env.freshen(ctx, &o, i)
 		if !f.On {
-			o.Seed = b.seed + int64(i)
+			o.Seed = b.Seed + int64(i)
 		}
 		seed := o.Seed
-		res, err := env.executeWith(ctx, o, fmt.Sprintf("run %d/%d: ", i+1, b.numRuns), runJSONPath(b.outputJSON, i+1), "", f)
+		res, err := env.executeWith(ctx, o, fmt.Sprintf("run %d/%d: ", i+1, b.NumRuns), runJSONPath(b.OutputJSON, i+1), "", f)
 		if err != nil {
-			return 1, err
+			return ExitError, err
 		}
-		fmt.Fprintf(env.out, "\nRun %d of %d (seed %d)\n", i+1, b.numRuns, seed)
+		fmt.Fprintf(env.out, "\nRun %d of %d (seed %d)\n", i+1, b.NumRuns, seed)
 		res.report.WriteText(env.out)
 		res.server.WriteText(env.out, res.verdict)
 		if res.run.Interrupted {
-			return 1, errors.New("interrupted; the reports cover the runs and requests that finished")
+			return ExitError, errors.New("interrupted; the reports cover the runs and requests that finished")
 		}
 		reps, seeds = append(reps, res.report), append(seeds, seed)
 		code = max(code, env.failOn(res.report))
 	}
-	sum := loadtest.SummarizeRuns(reps, seeds)
+	sum := SummarizeRuns(reps, seeds)
 	sum.WriteText(env.out)
-	if b.outputJSON != "" {
+	if b.OutputJSON != "" {
 		raw, err := json.MarshalIndent(sum, "", "  ")
 		if err != nil {
-			return 1, err
+			return ExitError, err
 		}
-		if err := os.WriteFile(b.outputJSON, append(raw, '\n'), 0o644); err != nil {
-			return 1, err
+		if err := os.WriteFile(b.OutputJSON, append(raw, '\n'), 0o644); err != nil {
+			return ExitError, err
 		}
-		fmt.Fprintf(env.log, "wrote %s (runs: %s)\n", b.outputJSON, runJSONPath(b.outputJSON, 0))
+		fmt.Fprintf(env.log, "wrote %s (runs: %s)\n", b.OutputJSON, runJSONPath(b.OutputJSON, 0))
 	}
 	return code, nil
 }

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"fmt"
@@ -11,11 +11,11 @@ import (
 //	shard 1 of 4: 2,503 of 10,000 targets · discovery vllm-pods: 9,990 targets, 10 dropped (invalid 10)
 //
 // Empty for a single replica without discovery.
-func (a *app) fleetLine() string {
-	if a.fleet == nil {
+func (u *UI) fleetLine() string {
+	if u.o.Fleet == nil {
 		return ""
 	}
-	s := a.fleet.Summary()
+	s := u.o.Fleet.Summary()
 	var parts []string
 	if s.Shard.Count > 1 {
 		parts = append(parts, fmt.Sprintf("shard %d of %d: %s of %s targets", s.Shard.Index, s.Shard.Count, thousands(s.Targets), thousands(s.Total)))

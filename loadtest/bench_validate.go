@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"errors"
@@ -6,8 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/llm-prober/llm-prober/loadtest"
 )
 
 // parseFlags reads and checks every flag before anything runs (exit 2 on
@@ -16,14 +14,14 @@ import (
 func (env *benchEnv) parseFlags() error {
 	b := env.b
 	var err error
-	if env.slo, err = loadtest.ParseSLO(b.goodput); err != nil {
+	if env.slo, err = ParseSLO(b.Goodput); err != nil {
 		return err
 	}
-	if env.ps, err = parsePercentiles(b.percentiles); err != nil {
+	if env.ps, err = parsePercentiles(b.Percentiles); err != nil {
 		return err
 	}
-	for _, s := range b.failOn {
-		c, err := loadtest.ParseCondition(s)
+	for _, s := range b.FailOn {
+		c, err := ParseCondition(s)
 		if err != nil {
 			return err
 		}
@@ -35,33 +33,33 @@ func (env *benchEnv) parseFlags() error {
 	if _, _, err := b.warmupSpec(); err != nil {
 		return err
 	}
-	if env.rate, err = parseRate(b.rate); err != nil {
+	if env.rate, err = parseRate(b.Rate); err != nil {
 		return fmt.Errorf("--request-rate: %w", err)
 	}
-	if b.temperature != "" {
-		t, err := strconv.ParseFloat(strings.TrimSpace(b.temperature), 64)
+	if b.Temperature != "" {
+		t, err := strconv.ParseFloat(strings.TrimSpace(b.Temperature), 64)
 		if err != nil || t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
-			return fmt.Errorf("--temperature %q is not a number ≥ 0", b.temperature)
+			return fmt.Errorf("--temperature %q is not a number ≥ 0", b.Temperature)
 		}
 		env.temperature = &t
 	}
-	sweep := b.sweep || b.rates != ""
+	sweep := b.Sweep || b.Rates != ""
 	switch {
-	case !(b.burstiness > 0) || math.IsInf(b.burstiness, 0):
-		return fmt.Errorf("--burstiness %g: the gamma shape of the arrival gaps must be positive (1 is Poisson, lower burstier)", b.burstiness)
-	case b.concurrency < 0 || b.maxConc < 0:
+	case !(b.Burstiness > 0) || math.IsInf(b.Burstiness, 0):
+		return fmt.Errorf("--burstiness %g: the gamma shape of the arrival gaps must be positive (1 is Poisson, lower burstier)", b.Burstiness)
+	case b.Concurrency < 0 || b.MaxConcurrency < 0:
 		return errors.New("--concurrency and --max-concurrency cannot be negative")
-	case b.duration < 0:
+	case b.Duration < 0:
 		return errors.New("--duration cannot be negative")
-	case b.duration == 0 && b.numPrompts <= 0:
+	case b.Duration == 0 && b.NumPrompts <= 0:
 		return errors.New("--num-prompts must be positive (or give --duration)")
-	case !sweep && b.concurrency == 0 && math.IsInf(env.rate, 1) && b.duration > 0 && b.maxConc == 0:
+	case !sweep && b.Concurrency == 0 && math.IsInf(env.rate, 1) && b.Duration > 0 && b.MaxConcurrency == 0:
 		return errors.New("--request-rate inf with --duration needs --max-concurrency (else it sends without end)")
-	case b.timeout <= 0:
+	case b.Timeout <= 0:
 		return errors.New("--timeout must be positive")
-	case b.idleTimeout <= 0:
+	case b.IdleTimeout <= 0:
 		return errors.New("--idle-timeout must be positive")
-	case b.serverMetrics && b.metricsInterval <= 0:
+	case b.ServerMetrics && b.MetricsInterval <= 0:
 		return errors.New("--metrics-interval must be positive")
 	}
 	if err := b.checkWorkload(); err != nil {
@@ -76,14 +74,14 @@ func (env *benchEnv) parseFlags() error {
 }
 
 // checkWorkload checks the dataset flags.
-func (b *benchFlags) checkWorkload() error {
-	switch b.dataset {
+func (b *BenchConfig) checkWorkload() error {
+	switch b.Dataset {
 	case "sharegpt", "jsonl":
-		if b.datasetPath == "" {
-			return fmt.Errorf("--dataset-name %s needs --dataset-path", b.dataset)
+		if b.DatasetPath == "" {
+			return fmt.Errorf("--dataset-name %s needs --dataset-path", b.Dataset)
 		}
 	default:
-		if b.inTok <= 0 || b.outTok <= 0 || b.prefixTok < 0 || !(b.rangeRatio >= 0 && b.rangeRatio < 1) {
+		if b.InputTokens <= 0 || b.OutputTokens <= 0 || b.PrefixTokens < 0 || !(b.RangeRatio >= 0 && b.RangeRatio < 1) {
 			return errors.New("--input-tokens and --output-tokens must be positive, --prefix-tokens not negative, --range-ratio in [0, 1)")
 		}
 	}
@@ -97,19 +95,19 @@ func (env *benchEnv) parseSweep() error {
 		return errors.New("a sweep finds the highest rate that meets SLOs: give --goodput, e.g. \"ttft:500 tpot:50\"")
 	}
 	switch {
-	case b.sweepSteps < 1:
+	case b.SweepSteps < 1:
 		return errors.New("--sweep-steps must be at least 1")
-	case b.sweepRefine < 0:
+	case b.SweepRefine < 0:
 		return errors.New("--sweep-refine cannot be negative")
-	case b.minSamples < 0:
+	case b.MinSamples < 0:
 		return errors.New("--min-samples cannot be negative")
-	case !(b.kneeGoodput > 0 && b.kneeGoodput <= 100):
-		return fmt.Errorf("--knee-goodput %g is not a percentage in (0, 100]", b.kneeGoodput)
+	case !(b.KneeGoodput > 0 && b.KneeGoodput <= 100):
+		return fmt.Errorf("--knee-goodput %g is not a percentage in (0, 100]", b.KneeGoodput)
 	}
-	if b.rates == "" {
+	if b.Rates == "" {
 		return nil
 	}
-	for _, f := range strings.Split(b.rates, ",") {
+	for _, f := range strings.Split(b.Rates, ",") {
 		r, err := parseRate(strings.TrimSpace(f))
 		if err != nil || math.IsInf(r, 1) {
 			return fmt.Errorf("--rates: %q is not a finite positive rate", f)
@@ -122,13 +120,13 @@ func (env *benchEnv) parseSweep() error {
 // checkPlan checks the capacity-plan flags when a plan is asked for: one
 // of --daily-requests and --peak-rps (both is an error, not a silent
 // precedence), --headroom, --peak-to-average, --gpus-per-replica.
-func (b *benchFlags) checkPlan() error {
-	if b.kneeRate < 0 {
+func (b *BenchConfig) checkPlan() error {
+	if b.KneeRate < 0 {
 		return errors.New("--knee-rate cannot be negative")
 	}
-	if b.dailyRequests == 0 && b.peakRPS == 0 && b.kneeRate == 0 {
+	if b.DailyRequests == 0 && b.PeakRPS == 0 && b.KneeRate == 0 {
 		return nil
 	}
-	_, err := loadtest.NewPlan(1, b.dailyRequests, b.peakRPS, b.peakToAverage, b.headroom, b.gpusPerReplica)
+	_, err := NewPlan(1, b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
 	return err
 }

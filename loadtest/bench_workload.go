@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
-	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/prompt"
 )
 
@@ -20,10 +19,10 @@ import (
 // tokenizer when it has one, else calibrated from usage; a synthetic
 // workload whose largest request cannot fit the server's context is
 // refused before any load.
-func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *config.Target, log io.Writer) (loadtest.Workload, *loadtest.Sizing, error) {
+func (b *BenchConfig) workload(ctx context.Context, client *http.Client, t *config.Target, log io.Writer) (Workload, *Sizing, error) {
 	tk := &prompt.Tokenizer{Client: client, BaseURL: t.URL, Redacted: t.RedactedURL(), Model: t.Model,
-		Dialects: prompt.Dialects(t.Backend), Timeout: min(b.timeout, prompt.DefaultTimeout)}
-	synthetic := b.dataset != "sharegpt" && b.dataset != "jsonl"
+		Dialects: prompt.Dialects(t.Backend), Timeout: min(b.Timeout, prompt.DefaultTimeout)}
+	synthetic := b.Dataset != "sharegpt" && b.Dataset != "jsonl"
 	var limit int
 	var source string
 	if synthetic {
@@ -32,7 +31,7 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 			return nil, nil, err
 		}
 	}
-	z, err := loadtest.SizeWithTokenizer(ctx, tk)
+	z, err := SizeWithTokenizer(ctx, tk)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
@@ -41,7 +40,7 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 			fmt.Fprintf(log, "tokenize endpoint unusable (%v); calibrating from usage\n", err)
 		}
 		tk = nil
-		if z, err = loadtest.SizeFromUsage(ctx, client, t, config.API(b.api), b.inTok, b.timeout); err != nil {
+		if z, err = SizeFromUsage(ctx, client, t, config.API(b.API), b.InputTokens, b.Timeout); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -51,28 +50,28 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 		}
 		z.Context, z.ContextSource = limit, source
 	}
-	want := b.numPrompts + b.warmupRequests()
-	if b.duration > 0 || b.sweep || b.rates != "" {
+	want := b.NumPrompts + b.warmupRequests()
+	if b.Duration > 0 || b.Sweep || b.Rates != "" {
 		// Runs of unknown length cycle through a pool: sizing every entry
 		// of a 90,000-conversation file would take a tokenize call each.
 		want = datasetPool
 	}
-	do := loadtest.DatasetOptions{Seed: b.seed, Want: want, Tok: tk, Sizing: z}
-	switch b.dataset {
+	do := DatasetOptions{Seed: b.Seed, Want: want, Tok: tk, Sizing: z}
+	switch b.Dataset {
 	case "sharegpt", "jsonl": // flags checked by checkWorkload
 		z.Dataset = true
-		if b.outTok > 0 && b.outTokSet {
-			do.OutputTokens = b.outTok
+		if b.OutputTokens > 0 && b.OutputTokensSet {
+			do.OutputTokens = b.OutputTokens
 		}
-		var d *loadtest.Dataset
-		if b.dataset == "sharegpt" {
-			d, err = loadtest.LoadShareGPT(ctx, b.datasetPath, do)
+		var d *Dataset
+		if b.Dataset == "sharegpt" {
+			d, err = LoadShareGPT(ctx, b.DatasetPath, do)
 		} else {
-			d, err = loadtest.LoadJSONL(ctx, b.datasetPath, do)
+			d, err = LoadJSONL(ctx, b.DatasetPath, do)
 		}
 		return d, z, err
 	}
-	w := loadtest.NewSynthetic(b.inTok, b.outTok, b.prefixTok, b.rangeRatio, b.seed, z)
+	w := NewSynthetic(b.InputTokens, b.OutputTokens, b.PrefixTokens, b.RangeRatio, b.Seed, z)
 	if tk != nil {
 		if err := z.Check(ctx, tk, w, 8); err != nil {
 			return nil, nil, err
@@ -84,22 +83,22 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 // fitContext refuses flags whose largest synthetic request (prefix,
 // prompt and output at their --range-ratio maximum, plus the overhead the
 // server adds to a prompt) exceeds the server's context, naming it.
-func (b *benchFlags) fitContext(limit int, source string, overhead int) error {
-	in, out := b.prefixTok+loadtest.SpreadMax(b.inTok, b.rangeRatio), loadtest.SpreadMax(b.outTok, b.rangeRatio)
+func (b *BenchConfig) fitContext(limit int, source string, overhead int) error {
+	in, out := b.PrefixTokens+SpreadMax(b.InputTokens, b.RangeRatio), SpreadMax(b.OutputTokens, b.RangeRatio)
 	if limit <= 0 || in+out+overhead <= limit {
 		return nil
 	}
 	return fmt.Errorf("--input-tokens %d + --output-tokens %d do not fit the server's context of %d tokens (%s): "+
 		"the largest request needs %d (prompt %d, output %d, %d the server adds); lower them, or give the server a larger context",
-		b.inTok, b.outTok, limit, source, in+out+overhead, in, out, overhead)
+		b.InputTokens, b.OutputTokens, limit, source, in+out+overhead, in, out, overhead)
 }
 
 // datasetPool is how many dataset entries a run of unknown length keeps.
 const datasetPool = 10000
 
 // warmupRequests is --warmup as a count (0 if it is a duration).
-func (b *benchFlags) warmupRequests() int {
-	n, err := strconv.Atoi(b.warmup)
+func (b *BenchConfig) warmupRequests() int {
+	n, err := strconv.Atoi(b.Warmup)
 	if err != nil {
 		return 0
 	}
@@ -107,13 +106,13 @@ func (b *benchFlags) warmupRequests() int {
 }
 
 // warmupSpec reads --warmup: a number of requests or a duration.
-func (b *benchFlags) warmupSpec() (int, time.Duration, error) {
-	if n, err := strconv.Atoi(b.warmup); err == nil && n >= 0 {
+func (b *BenchConfig) warmupSpec() (int, time.Duration, error) {
+	if n, err := strconv.Atoi(b.Warmup); err == nil && n >= 0 {
 		return n, 0, nil
 	}
-	d, err := time.ParseDuration(b.warmup)
+	d, err := time.ParseDuration(b.Warmup)
 	if err != nil || d < 0 {
-		return 0, 0, fmt.Errorf("--warmup %q is neither a number of requests nor a duration", b.warmup)
+		return 0, 0, fmt.Errorf("--warmup %q is neither a number of requests nor a duration", b.Warmup)
 	}
 	return 0, d, nil
 }

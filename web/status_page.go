@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"cmp"
@@ -22,21 +22,6 @@ const statusRows = 500
 
 // statusRefresh is how often the page reloads itself.
 const statusRefresh = 30 * time.Second
-
-// observe is the scheduler's Observer: the history, the last-hour
-// windows and the span exporter see every scheduled probe.
-func (a *app) observe(r *prober.Result) {
-	a.history.Observe(r)
-	a.board.Observe(r)
-	a.spans.export(r)
-}
-
-// serverReading gives the status windows a target's latest server signals.
-func (a *app) serverReading(target string) (status.ServerReading, bool) {
-	st, ok := a.servers.ServerStatus(target)
-	return status.ServerReading{At: st.At, KVCacheUsage: st.KVCacheUsage, RequestsRunning: st.RequestsRunning,
-		RequestsWaiting: st.RequestsWaiting, Preemptions: st.Preemptions}, ok
-}
 
 // statusRow is one (target, module) on the status page.
 type statusRow struct {
@@ -65,44 +50,43 @@ type statusPage struct {
 	History        historyData
 }
 
-func (a *app) handleStatus(metricsPath string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		failingOnly := r.URL.Query().Get("failing") == "1"
-		page := statusPage{Version: versionLine(), Fleet: a.fleetLine(), MetricsPath: metricsPath, Refresh: int(statusRefresh.Seconds()),
-			Rows: a.statusRows(), History: a.historyData(failingOnly), FailingOnly: failingOnly}
-		page.Total = len(page.Rows)
-		// Failing rows sort first.
-		page.Failing = slices.IndexFunc(page.Rows, func(r statusRow) bool { return !r.failing() })
-		if page.Failing < 0 {
-			page.Failing = page.Total
-		}
-		if page.FailingOnly {
-			page.Rows = page.Rows[:page.Failing]
-		}
-		if len(page.Rows) > statusRows {
-			page.Hidden = len(page.Rows) - statusRows
-			page.Rows = page.Rows[:statusRows]
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if err := statusTemplate.Execute(w, page); err != nil {
-			level.Warn(a.logger).Log("msg", "rendering the status page", "err", err)
-		}
+// Status is the landing page: every (target, module), worst first.
+func (u *UI) Status(w http.ResponseWriter, r *http.Request) {
+	failingOnly := r.URL.Query().Get("failing") == "1"
+	page := statusPage{Version: versionLine(), Fleet: u.fleetLine(), MetricsPath: u.o.MetricsPath, Refresh: int(statusRefresh.Seconds()),
+		Rows: u.statusRows(), History: u.historyData(failingOnly), FailingOnly: failingOnly}
+	page.Total = len(page.Rows)
+	// Failing rows sort first.
+	page.Failing = slices.IndexFunc(page.Rows, func(r statusRow) bool { return !r.failing() })
+	if page.Failing < 0 {
+		page.Failing = page.Total
+	}
+	if page.FailingOnly {
+		page.Rows = page.Rows[:page.Failing]
+	}
+	if len(page.Rows) > statusRows {
+		page.Hidden = len(page.Rows) - statusRows
+		page.Rows = page.Rows[:statusRows]
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := statusTemplate.Execute(w, page); err != nil {
+		level.Warn(u.logger).Log("msg", "rendering the status page", "err", err)
 	}
 }
 
 // statusRows lists every job, worst first: last probe failed, then the
 // lowest success and goodput ratios of the hour.
-func (a *app) statusRows() []statusRow {
-	cfg := a.safe.Get()
+func (u *UI) statusRows() []statusRow {
+	cfg := u.config()
 	if cfg == nil {
 		cfg = &config.Config{}
 	}
-	jobs := a.scheduler.Statuses()
+	jobs := u.o.Scheduler.Statuses()
 	rows := make([]statusRow, 0, len(jobs))
 	for _, j := range jobs {
 		r := statusRow{Status: j}
-		r.Hour, r.HasHour = a.board.Job(j.Target, j.Module)
-		r.Server, r.HasServer = a.board.Server(j.Target)
+		r.Hour, r.HasHour = u.o.Board.Job(j.Target, j.Module)
+		r.Server, r.HasServer = u.o.Board.Server(j.Target)
 		if m := cfg.Modules[j.Module]; m != nil {
 			r.SLO.TTFT, r.SLO.TPOT, r.SLO.E2EL = time.Duration(m.SLO.TTFT), time.Duration(m.SLO.TPOT), time.Duration(m.SLO.E2EL)
 		}

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"fmt"
@@ -14,15 +14,15 @@ import (
 	"github.com/llm-prober/llm-prober/prober"
 )
 
-// handleLogs shows one probe from the history: /logs?id=<probe_id>, the
+// Logs shows one probe from the history: /logs?id=<probe_id>, the
 // id found on the landing page and on histogram exemplars.
-func (a *app) handleLogs(w http.ResponseWriter, r *http.Request) {
+func (u *UI) Logs(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
 	if id == "" {
 		http.Error(w, "id parameter is missing", http.StatusBadRequest)
 		return
 	}
-	e, ok := a.history.Get(id)
+	e, ok := u.o.History.Get(id)
 	if !ok {
 		http.Error(w, fmt.Sprintf("probe id %q not found: the history keeps the last %d successful and %d failed probes",
 			id, prober.DefaultHistorySuccesses, prober.DefaultHistoryFailures), http.StatusNotFound)
@@ -30,7 +30,7 @@ func (a *app) handleLogs(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := logsTemplate.Execute(w, logsPage{ID: id, Details: probeDetails(e)}); err != nil {
-		level.Warn(a.logger).Log("msg", "rendering /logs", "err", err)
+		level.Warn(u.logger).Log("msg", "rendering /logs", "err", err)
 	}
 }
 
@@ -180,9 +180,9 @@ type historyData struct {
 	Entries             []*prober.HistoryEntry
 }
 
-func (a *app) historyData(failedOnly bool) historyData {
+func (u *UI) historyData(failedOnly bool) historyData {
 	h := historyData{Successes: prober.DefaultHistorySuccesses, Failures: prober.DefaultHistoryFailures,
-		FailedOnly: failedOnly, Entries: a.history.Recent()}
+		FailedOnly: failedOnly, Entries: u.o.History.Recent()}
 	if failedOnly {
 		h.Entries = slices.DeleteFunc(h.Entries, func(e *prober.HistoryEntry) bool { return e.Result.Success() })
 	}

@@ -1,0 +1,55 @@
+package loadtest
+
+import "time"
+
+// BenchConfig is one `llm-prober bench` invocation: what to run, how to
+// decide and where to write, as its flags give it. A field's flag is its
+// name in lower case and dashed (NumPrompts: --num-prompts) unless its
+// comment names another; the flags' help says what each means. RunBench
+// checks every field before anything runs, and its errors name the flag.
+type BenchConfig struct {
+	URL, Model, API, Target, APIKeyFile string
+	ConfigFile                          string // --config.file
+
+	Rate           string // --request-rate: a number or inf
+	Burstiness     float64
+	MaxConcurrency int
+	Concurrency    int
+	NumPrompts     int
+	Duration       time.Duration
+	Warmup         string // a number of requests or a duration
+
+	Dataset                                 string // --dataset-name
+	DatasetPath                             string
+	InputTokens, OutputTokens, PrefixTokens int
+	OutputTokensSet                         bool // --output-tokens given: it overrides a dataset's
+	RangeRatio                              float64
+	Seed                                    int64
+	Goodput, Percentiles                    string
+	Timeout, IdleTimeout                    time.Duration
+	IgnoreEOS, ContinuousUsage              bool
+	Temperature                             string // "": the server's
+	OutputJSON, Progress                    string
+	OutputCSV                               string
+	NumRuns                                 int
+	FailOn                                  []string
+	ServerMetrics                           bool
+	MetricsInterval                         time.Duration
+	Sweep                                   bool
+	Rates                                   string
+	SweepSteps, SweepRefine                 int
+	KneeGoodput                             float64
+	Curve                                   string
+	DailyRequests, PeakRPS                  float64
+	PeakToAverage, Headroom                 float64
+	GPUsPerReplica                          int // --gpus-per-replica
+	KneeRate                                float64
+	FreshPrompts                            bool
+	MinSamples                              int
+	Label                                   string
+	SaveTexts                               bool // --save-generated-texts
+
+	// LogIsTerminal: the log writer is a terminal, so --progress auto
+	// draws a bar rather than lines.
+	LogIsTerminal bool
+}
