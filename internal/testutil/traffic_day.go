@@ -11,7 +11,7 @@ import "time"
 // (mean 640, median 768 by Prometheus's interpolation over buckets 128,
 // 512, 2048); generations: all 200. One sample a minute.
 func DiurnalTraffic(now time.Time) Traffic {
-	start := now.UTC().Truncate(24*time.Hour).Add(-72 * time.Hour)
+	start := now.UTC().Truncate(24 * time.Hour).Add(-72 * time.Hour)
 	return Traffic{
 		Start: start, Duration: 48 * time.Hour, Interval: time.Minute,
 		Rate: func(t time.Time) float64 { return DiurnalRate(start, t) },
