@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 )
@@ -23,6 +24,8 @@ type Knee struct {
 	Workload    string  `json:"workload,omitempty"`
 	GoodputGoal float64 `json:"goodput_percent,omitempty"`
 }
+
+const maxKneeFile = 256 << 20
 
 // sweepFile is what plan reads of a `bench --sweep --output-json` file.
 type sweepFile struct {
@@ -48,8 +51,13 @@ func ReadKnee(path string) (*Knee, error) {
 		return nil, fmt.Errorf("--knee-file: %w", err)
 	}
 	defer f.Close()
+	// The decoder holds the whole document: bound it (a sweep file keeps
+	// every request, tens of MiB for a long sweep).
+	if st, err := f.Stat(); err == nil && st.Size() > maxKneeFile {
+		return nil, fmt.Errorf("--knee-file %s: %d bytes, more than the %d MiB a sweep file may have", path, st.Size(), maxKneeFile>>20)
+	}
 	var sf sweepFile
-	if err := json.NewDecoder(f).Decode(&sf); err != nil {
+	if err := json.NewDecoder(io.LimitReader(f, maxKneeFile)).Decode(&sf); err != nil {
 		return nil, fmt.Errorf("--knee-file %s: not a bench --sweep --output-json file: %w", path, err)
 	}
 	if sf.KneeGoodput == nil {
