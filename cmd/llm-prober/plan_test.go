@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/llm-prober/llm-prober/capacity/plan"
 	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
@@ -183,5 +184,49 @@ func TestPlanFromServedTraffic(t *testing.T) {
 	}
 	if code, _, log := planCLI(t, "--knee-rate", "3"); code != 2 || !strings.Contains(log, "prometheus.url") {
 		t.Errorf("no --prometheus.url: exit %d, %s", code, log)
+	}
+}
+
+// plan reads the knee and its workload from the file a real sweep wrote.
+func TestPlanReadsBenchSweepFile(t *testing.T) {
+	url := benchMock(t)
+	sweep := filepath.Join(t.TempDir(), "sweep.json")
+	code, stdout, log := benchCLI(t, "--url", url, "--rates", "20,40", "--num-prompts", "12", "--min-samples", "0", "--input-tokens", "48",
+		"--output-tokens", "6", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics", "--output-json", sweep)
+	if code != 0 {
+		t.Fatalf("bench: exit %d\n%s\n%s", code, stdout, log)
+	}
+	var sj struct {
+		Achieved float64 `json:"knee_achieved_request_rate"`
+		Offered  float64 `json:"knee_request_rate"`
+		Points   []struct {
+			Rate any     `json:"request_rate"`
+			Done float64 `json:"completed"`
+			In   float64 `json:"total_input_tokens"`
+			Out  float64 `json:"total_output_tokens"`
+		} `json:"points"`
+	}
+	raw, _ := os.ReadFile(sweep)
+	if err := json.Unmarshal(raw, &sj); err != nil {
+		t.Fatal(err)
+	}
+	k, err := plan.ReadKnee(sweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Rate != sj.Achieved || k.Offered != sj.Offered || k.Rate <= 0 {
+		t.Errorf("knee %+v; the file says %g achieved at %g offered", k, sj.Achieved, sj.Offered)
+	}
+	found := false
+	for _, p := range sj.Points {
+		if r, ok := p.Rate.(float64); ok && r == sj.Offered {
+			found = true
+			if k.PromptMean != p.In/p.Done || k.OutputMean != p.Out/p.Done || k.OutputMean != 6 {
+				t.Errorf("knee workload %g/%g tokens, the knee point's %g/%g (want 6 generated)", k.PromptMean, k.OutputMean, p.In/p.Done, p.Out/p.Done)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no point at the knee's rate %g in %s", sj.Offered, raw[:min(len(raw), 400)])
 	}
 }
