@@ -126,6 +126,9 @@ func Run(ctx context.Context, src *promsource.Source, o Options) (*Result, error
 	if r.Partial {
 		r.warn("only %s of history in the %s window: the peak and the daily volume are those of that history, not a full window", short(rates.History()), short(rates.Window))
 	}
+	if rates.Step > rates.RateInterval {
+		r.warn("the %s window needs a step of %s, longer than the %s rates: a peak shorter than %s may fall between them; plan a shorter window or raise --rate-interval", short(rates.Window), short(rates.Step), short(rates.RateInterval), short(rates.Step))
+	}
 	if h := rates.History(); h < 24*time.Hour {
 		r.warn("less than a day of history: the busiest hour of the day is that of %s, not of a typical day", short(h))
 	}

@@ -230,3 +230,18 @@ func TestPlanReadsBenchSweepFile(t *testing.T) {
 		t.Errorf("no point at the knee's rate %g in %s", sj.Offered, raw[:min(len(raw), 400)])
 	}
 }
+
+// Series that served nothing (a target idle all window) are no data, not
+// a plan of zero replicas; lengths of no requests are not NaN in a plan.
+func TestPlanIdleTarget(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Hour)
+	tr := testutil.Traffic{Start: now.Add(-3 * time.Hour), Duration: 2 * time.Hour, Interval: time.Minute,
+		Rate:    func(time.Time) float64 { return 0 },
+		Targets: []testutil.TrafficTarget{{Name: "idle", Share: 1, Instances: []string{"p1"}}},
+		Prompt:  []testutil.Length{{Tokens: 10, Share: 1}}, Generation: []testutil.Length{{Tokens: 10, Share: 1}}, Buckets: []float64{100}}
+	prom := testutil.BackfilledPrometheus(t, tr.OpenMetrics(), testutil.PromOptions{})
+	code, stdout, log := planCLI(t, "--prometheus.url", prom.URL, "--window", "2h", "--window.end", now.Add(-time.Hour).Format(time.RFC3339), "--knee-rate", "3")
+	if code != 1 || !strings.Contains(log, "served no requests") || strings.Contains(stdout, "replicas") {
+		t.Errorf("idle target: exit %d\n%s%s", code, stdout, log)
+	}
+}
