@@ -48,8 +48,9 @@ func TestRatesByHour(t *testing.T) {
 // Prometheus's 11,000 points a series.
 func TestStep(t *testing.T) {
 	for _, c := range []struct{ ri, window, want time.Duration }{
-		{5 * time.Minute, 7 * 24 * time.Hour, time.Minute},
-		{5 * time.Minute, 60 * 24 * time.Hour, 518 * time.Second},
+		{5 * time.Minute, 7 * 24 * time.Hour, 61 * time.Second},
+		{5 * time.Minute, 24 * time.Hour, time.Minute},
+		{5 * time.Minute, 60 * 24 * time.Hour, 519 * time.Second},
 		{10 * time.Second, time.Minute, 2 * time.Second},
 		{time.Second, time.Second, time.Second},
 	} {
