@@ -17,7 +17,7 @@ func (r *Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "source: %s, selector %s\n", r.Prometheus, r.Selector)
 	fmt.Fprintf(w, "targets: %d matched, their traffic summed: %s (each re-exported by up to %d prober(s), counted once)\n",
 		len(r.Targets), strings.Join(r.Targets, ", "), r.Probers)
-	hist := short(time.Duration(r.History * float64(time.Second)))
+	hist := about(time.Duration(r.History * float64(time.Second)))
 	fmt.Fprintf(w, "window: %s to %s, %s of history", short(time.Duration(r.WindowSeconds*float64(time.Second))), r.WindowEnd, hist)
 	if r.Partial {
 		fmt.Fprint(w, " (partial)")
