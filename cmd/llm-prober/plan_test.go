@@ -245,3 +245,23 @@ func TestPlanIdleTarget(t *testing.T) {
 		t.Errorf("idle target: exit %d\n%s%s", code, stdout, log)
 	}
 }
+
+// --prometheus.http-config-file is checked before any query: an inline
+// secret is refused (without printing it), a missing file is named.
+func TestPlanHTTPConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	hc := filepath.Join(dir, "http.yml")
+	testutil.WriteFile(t, hc, "basic_auth:\n  username: planner\n  password: hunter2-secret\n")
+	code, stdout, log := planCLI(t, "--prometheus.url", "http://127.0.0.1:1", "--knee-rate", "3", "--prometheus.http-config-file", hc)
+	if code != 2 || !strings.Contains(log, "password_file") || !strings.Contains(log, hc) || strings.Contains(log+stdout, "hunter2") {
+		t.Errorf("inline password: exit %d\n%s%s", code, stdout, log)
+	}
+	code, _, log = planCLI(t, "--prometheus.url", "http://127.0.0.1:1", "--knee-rate", "3", "--prometheus.http-config-file", filepath.Join(dir, "nope.yml"))
+	if code != 2 || !strings.Contains(log, "nope.yml") {
+		t.Errorf("missing file: exit %d, %s", code, log)
+	}
+	testutil.WriteFile(t, hc, "basic_auth: [\n")
+	if code, _, log = planCLI(t, "--prometheus.url", "http://127.0.0.1:1", "--knee-rate", "3", "--prometheus.http-config-file", hc); code != 2 || !strings.Contains(log, "http-config-file") {
+		t.Errorf("garbled file: exit %d, %s", code, log)
+	}
+}
