@@ -27,10 +27,13 @@ type Flags struct {
 	RateInterval   model.Duration
 }
 
-// Register adds the source's flags to c.
+// Register adds the source's flags to c. --prometheus.url is not marked
+// required, so that a command may make the source optional (bench without
+// --workload-from-prometheus): Config refuses an empty one, and Given says
+// whether it was given.
 func Register(c *kingpin.CmdClause) *Flags {
 	f := &Flags{Window: model.Duration(7 * 24 * time.Hour), RateInterval: model.Duration(5 * time.Minute)}
-	c.Flag("prometheus.url", "Base URL of the Prometheus that scrapes llm-prober (e.g. http://prometheus:9090).").Required().StringVar(&f.URL)
+	c.Flag("prometheus.url", "Base URL of the Prometheus that scrapes llm-prober (e.g. http://prometheus:9090).").StringVar(&f.URL)
 	c.Flag("prometheus.http-config-file", "Client settings for --prometheus.url (prometheus/common http_client_config YAML: basic_auth with password_file, authorization with credentials_file, tls_config). Redirects are never followed.").StringVar(&f.HTTPConfigFile)
 	c.Flag("prometheus.timeout", "Timeout of each query to Prometheus.").Default("1m").DurationVar(&f.Timeout)
 	c.Flag("selector", "PromQL label matchers picking the target(s), e.g. '{target=\"vllm-a\"}' (default: every target); several targets are summed.").Default("{}").StringVar(&f.Selector)
@@ -53,8 +56,14 @@ type Config struct {
 	RateInterval time.Duration
 }
 
+// Given reports whether --prometheus.url was given.
+func (f *Flags) Given() bool { return f.URL != "" }
+
 // Config checks the flags; its errors name the flag (a usage error).
 func (f *Flags) Config() (*Config, error) {
+	if f.URL == "" {
+		return nil, fmt.Errorf("--prometheus.url is required: the Prometheus that scrapes llm-prober")
+	}
 	u, err := url.Parse(f.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--prometheus.url %q: want an http:// or https:// URL", f.URL)

@@ -182,9 +182,6 @@ func TestPlanFromServedTraffic(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d and %q:\n%s%s", c.name, code, c.code, c.want, stdout, log)
 		}
 	}
-	if code, _, log := planCLI(t, "--knee-rate", "3"); code != 2 || !strings.Contains(log, "prometheus.url") {
-		t.Errorf("no --prometheus.url: exit %d, %s", code, log)
-	}
 }
 
 // plan reads the knee and its workload from the file a real sweep wrote.
@@ -247,8 +244,12 @@ func TestPlanIdleTarget(t *testing.T) {
 }
 
 // --prometheus.http-config-file is checked before any query: an inline
-// secret is refused (without printing it), a missing file is named.
+// secret is refused (without printing it), a missing file is named; so is
+// a missing --prometheus.url.
 func TestPlanHTTPConfigFile(t *testing.T) {
+	if code, _, log := planCLI(t, "--knee-rate", "3"); code != 2 || !strings.Contains(log, "--prometheus.url is required") {
+		t.Errorf("no --prometheus.url: exit %d, %s", code, log)
+	}
 	dir := t.TempDir()
 	hc := filepath.Join(dir, "http.yml")
 	testutil.WriteFile(t, hc, "basic_auth:\n  username: planner\n  password: hunter2-secret\n")
