@@ -1,7 +1,7 @@
 // Layout check of an HTML report, injected by the browser test before
 // </body>: every SVG text lies inside its SVG's viewport, no two texts of
 // one SVG overlap, and the page does not scroll sideways. The verdict goes
-// into <pre id="layout-verdict">, which chromium --dump-dom returns.
+// into a pre element with id layout-verdict, which chromium --dump-dom returns.
 (function () {
   var tol = 0.5, problems = [], nText = 0;
   function label(el) { return JSON.stringify((el.textContent || '').trim().slice(0, 50)); }
