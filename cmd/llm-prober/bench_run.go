@@ -50,6 +50,7 @@ type benchResult struct {
 	report  *loadtest.Report
 	server  loadtest.ServerReport
 	verdict loadtest.Verdict
+	view    *loadtest.RunView // --report's, nil without it
 }
 
 func (b *benchFlags) run() int {
@@ -69,6 +70,9 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 		return 2, err
 	}
 	if err := b.checkNumRuns(); err != nil {
+		return 2, err
+	}
+	if err := b.checkReport(); err != nil {
 		return 2, err
 	}
 	var err error
@@ -103,6 +107,9 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 	res.server.WriteText(out, res.verdict)
 	if b.outputJSON != "" {
 		fmt.Fprintf(log, "wrote %s\n", b.outputJSON)
+	}
+	if err := env.writeReport(&loadtest.HTMLReport{Runs: []*loadtest.RunView{res.view}}); err != nil {
+		return 1, err
 	}
 	if b.peakRPS > 0 || b.dailyRequests > 0 {
 		fmt.Fprintln(log, "a capacity plan needs a knee: add --sweep, or --knee-rate from an earlier sweep")
@@ -190,6 +197,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 	}
 	res.server.Attach(res.report)
 	res.verdict = loadtest.Judge(res.report, &res.server)
+	env.view(res, label)
 	if jo != nil {
 		var head []loadtest.KV
 		if kind != "" {

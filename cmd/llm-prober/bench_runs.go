@@ -31,6 +31,7 @@ func (env *benchEnv) repeat(ctx context.Context) (int, error) {
 	b := env.b
 	defer func() { env.runName = "" }()
 	var reps []*loadtest.Report
+	var views []*loadtest.RunView
 	var seeds []int64
 	code := 0
 	for i := range b.numRuns {
@@ -55,10 +56,17 @@ func (env *benchEnv) repeat(ctx context.Context) (int, error) {
 			return 1, errors.New("interrupted; the reports cover the runs and requests that finished")
 		}
 		reps, seeds = append(reps, res.report), append(seeds, seed)
+		if res.view != nil {
+			res.view.Name = fmt.Sprintf("Run %d of %d (seed %d)", i+1, b.numRuns, seed)
+			views = append(views, res.view)
+		}
 		code = max(code, env.failOn(res.report))
 	}
 	sum := loadtest.SummarizeRuns(reps, seeds)
 	sum.WriteText(env.out)
+	if err := env.writeReport(&loadtest.HTMLReport{RunsSummary: sum, Runs: views}); err != nil {
+		return 1, err
+	}
 	if b.outputJSON != "" {
 		raw, err := json.MarshalIndent(sum, "", "  ")
 		if err != nil {

@@ -32,7 +32,8 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		}
 		defer os.RemoveAll(jsonDir)
 	}
-	points := 0 // run so far: point k draws with seed --seed + k
+	views := map[*loadtest.Point]*loadtest.RunView{} // --report's
+	points := 0                                      // run so far: point k draws with seed --seed + k
 	var first freshness
 	cfg := loadtest.SweepConfig{Rates: env.rates, Steps: b.sweepSteps, Refine: b.sweepRefine, KneeGoodput: b.kneeGoodput,
 		Run: func(ctx context.Context, kind string, rate float64) (*loadtest.Point, error) {
@@ -75,6 +76,7 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			if path != "" {
 				pointJSON[p] = path
 			}
+			views[p] = res.view
 			return p, nil
 		}}
 	sw, err := loadtest.RunSweep(ctx, cfg)
@@ -104,6 +106,9 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			return 1, err
 		}
 		fmt.Fprintf(env.log, "wrote %s\n", b.curve)
+	}
+	if err := env.writeSweepReport(sw, views); err != nil {
+		return 1, err
 	}
 	if b.outputJSON != "" {
 		if err := writeSweepJSON(b.outputJSON, sw, pointJSON); err != nil {
