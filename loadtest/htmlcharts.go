@@ -91,7 +91,7 @@ func (rv *RunView) timelineChart() template.HTML {
 	if rv.rowsSLO {
 		good = "met every SLO"
 	}
-	c.Legend = []chartKey{{"waiting → TTFT: light; decode: dark", "#cccccc"}, {good, colorGood}}
+	c.Legend = []chartKey{{"to first token: light; decode: dark", "#cccccc"}, {good, colorGood}}
 	if rv.rowsSLO {
 		c.Legend = append(c.Legend, chartKey{"missed an SLO", colorMissed})
 	}
@@ -146,8 +146,8 @@ func (rv *RunView) serverCharts() (kv, queue template.HTML) {
 		kvXY = append(kvXY, x, 100*s.KVUsage)
 		run, wait, pre = append(run, x, s.Running), append(wait, x, s.Waiting), append(pre, x, s.Preemptions-base)
 	}
-	k.Lines = []chartLine{{Color: "#3060c0", XY: kvXY}}
-	q.Lines = []chartLine{{Color: "#3060c0", XY: run}, {Color: colorMissed, XY: wait}, {Color: "#8040a0", XY: pre, Dash: true}}
+	k.Lines = []chartLine{{Color: "#3060c0", XY: peaks(kvXY)}}
+	q.Lines = []chartLine{{Color: "#3060c0", XY: peaks(run)}, {Color: colorMissed, XY: peaks(wait)}, {Color: "#8040a0", XY: peaks(pre), Dash: true}}
 	q.Legend = []chartKey{{"running", "#3060c0"}, {"waiting", colorMissed}, {"preemptions since the first scrape", "#8040a0"}}
 	if len(rv.Server.Series) == 0 {
 		why := "no server metrics"
@@ -159,4 +159,29 @@ func (rv *RunView) serverCharts() (kv, queue template.HTML) {
 		k.Note = fmt.Sprintf("%d scrapes drawn (at most %d)", len(rv.Server.Series), MaxServerSamples)
 	}
 	return trusted(k), trusted(q)
+}
+
+// maxDrawn is the most points a line of the server's series draws: a
+// chart is 500 pixels wide.
+const maxDrawn = 1000
+
+// peaks thins x, y pairs to maxDrawn, keeping each window's highest y
+// (a saturated second must not vanish between two drawn ones).
+func peaks(xy []float64) []float64 {
+	n := len(xy) / 2
+	if n <= maxDrawn {
+		return xy
+	}
+	out := make([]float64, 0, 2*maxDrawn)
+	for w := range maxDrawn {
+		lo, hi := w*n/maxDrawn, (w+1)*n/maxDrawn
+		best := lo
+		for i := lo; i < hi; i++ {
+			if xy[2*i+1] > xy[2*best+1] {
+				best = i
+			}
+		}
+		out = append(out, xy[2*best], xy[2*best+1])
+	}
+	return out
 }

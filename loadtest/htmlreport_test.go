@@ -251,3 +251,25 @@ func BenchmarkHTMLReportMillion(b *testing.B) {
 		b.ReportMetric(float64(buf.Len()), "html_bytes")
 	}
 }
+
+func TestPeaksKeepsMaxima(t *testing.T) {
+	var xy []float64
+	for i := range 10 * maxDrawn {
+		y := 0.0
+		if i == 4321 {
+			y = 1 // one saturated scrape
+		}
+		xy = append(xy, float64(i), y)
+	}
+	got := peaks(xy)
+	if len(got) != 2*maxDrawn {
+		t.Fatalf("%d points, want %d", len(got)/2, maxDrawn)
+	}
+	found := false
+	for i := 0; i < len(got); i += 2 {
+		found = found || (got[i] == 4321 && got[i+1] == 1)
+	}
+	if !found {
+		t.Error("the one peak was thinned away")
+	}
+}

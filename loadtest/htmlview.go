@@ -109,6 +109,10 @@ func NewRunView(name string, run *Run, rep *Report, srv ServerReport, v Verdict)
 	return rv
 }
 
+// minDrawnMs is the smallest positive value a log axis starts at: tokens
+// that came in one read are microseconds apart, not decades below the rest.
+const minDrawnMs = 1e-3
+
 // exactDist bins and cumulates values (ms); sorts them.
 func exactDist(name string, vals []float64, slo float64) dist {
 	slices.Sort(vals)
@@ -116,7 +120,11 @@ func exactDist(name string, vals []float64, slo float64) dist {
 	if len(vals) == 0 {
 		return d
 	}
-	d.fill(func(q float64) float64 { return quantileSorted(vals, q*100) }, vals[0], vals[len(vals)-1],
+	lo := vals[0]
+	if i, _ := slices.BinarySearch(vals, minDrawnMs); i < len(vals) {
+		lo = vals[i] // zeros go to the first bin of a log axis
+	}
+	d.fill(func(q float64) float64 { return quantileSorted(vals, q*100) }, lo, vals[len(vals)-1],
 		func(each func(v float64, n uint64)) {
 			for _, v := range vals {
 				each(v, 1)
@@ -133,12 +141,15 @@ func histDist(name string, h *Hist) dist {
 	}
 	lo, hi := -1.0, 0.0
 	for i, c := range h.counts {
-		if c > 0 {
+		if c > 0 && bucketMid(i)/1e6 >= minDrawnMs { // zeros go to the first bin
 			if lo < 0 {
 				lo = bucketMid(i) / 1e6
 			}
 			hi = bucketMid(i) / 1e6
 		}
+	}
+	if lo < 0 { // every gap under a microsecond
+		lo, hi = 0, 0
 	}
 	d.fill(func(q float64) float64 { return h.quantile(q * 100) }, lo, hi, func(each func(v float64, n uint64)) {
 		for i, c := range h.counts {
@@ -171,7 +182,7 @@ func (d *dist) fill(quantile func(q float64) float64, lo, hi float64, all func(f
 		case hi <= lo:
 			i = histBins / 2
 		case d.logX:
-			i = int(math.Log(v/lo) / math.Log(hi/lo) * histBins)
+			i = int(math.Log(max(v, lo)/lo) / math.Log(hi/lo) * histBins)
 		default:
 			i = int((v - lo) / (hi - lo) * histBins)
 		}
