@@ -273,3 +273,26 @@ func TestPeaksKeepsMaxima(t *testing.T) {
 		t.Error("the one peak was thinned away")
 	}
 }
+
+// Hostile numbers reach a chart as nothing drawn, never as NaN, a stalled
+// tick loop or a panic.
+func TestChartOddValues(t *testing.T) {
+	c := newChart(400, 200, "odd")
+	c.YMin = 1e17 // a fixed axis far from 0: steps below the float's resolution
+	c.Lines = []chartLine{{Color: "#000", XY: []float64{0, math.NaN(), 1, math.Inf(1), 2, 1e17 + 5}}}
+	c.Dots = []chartDot{{X: math.Inf(-1), Y: 3}}
+	c.HRules = []chartRule{{At: math.NaN(), Label: "nan"}}
+	svg := c.svg()
+	if strings.Contains(svg, "NaN") || strings.Contains(svg, "Inf") {
+		t.Errorf("NaN or Inf in the SVG:\n%s", svg)
+	}
+	if got := ticks(1e17, 1e17+5, false, 5); len(got) > 7 {
+		t.Errorf("%d ticks", len(got))
+	}
+	log := newChart(400, 200, "log")
+	log.XLog, log.YLog = true, true
+	log.Lines = []chartLine{{Color: "#000", XY: []float64{0, 0, -1, 5, 1e-300, 1e300}}}
+	if svg := log.svg(); strings.Contains(svg, "NaN") || strings.Contains(svg, "Inf") {
+		t.Errorf("NaN or Inf in the log chart:\n%s", svg)
+	}
+}

@@ -177,7 +177,7 @@ func (d *dist) fill(quantile func(q float64) float64, lo, hi float64, all func(f
 	}
 	counts := make([]uint64, histBins)
 	all(func(v float64, n uint64) {
-		i := histBins - 1
+		var i int
 		switch {
 		case hi <= lo:
 			i = histBins / 2

@@ -159,8 +159,8 @@ func (c *chart) extent(x bool) (lo, hi float64) {
 		if math.IsNaN(fixHi) {
 			hi = niceCeil(hi)
 		}
-		if hi <= lo {
-			hi = lo + 1
+		if hi <= lo { // lo + 1 is lo itself past 2^53
+			hi = lo + max(1, math.Abs(lo))
 		}
 	}
 	return lo, hi
@@ -194,8 +194,8 @@ func ticks(lo, hi float64, log bool, n int) []float64 {
 		return out
 	}
 	step := niceCeil((hi - lo) / float64(max(n, 1)))
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
-		out = append(out, v+0) // +0: no "-0"
+	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9 && len(out) < n+2; k++ {
+		out = append(out, k*step+0) // +0: no "-0"; k*step: no drift, no stall at 1e17
 	}
 	return out
 }
