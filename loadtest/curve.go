@@ -97,6 +97,15 @@ func (s *Sweep) curveCharts(w, h int) []*chart {
 		}
 		out = append(out, c)
 	}
+	right := 0.0
+	for _, c := range out {
+		for _, r := range c.HRules {
+			right = max(right, textW(r.Label)+10)
+		}
+	}
+	for _, c := range out {
+		c.MinRight = right
+	}
 	return out
 }
 

@@ -32,6 +32,10 @@ type chart struct {
 	Legend []chartKey
 	Note   string // a line under the legend
 
+	// MinRight is the least right margin: panels that share an x axis
+	// align whatever their rule labels.
+	MinRight float64
+
 	vrow []vplace // where the VRules' labels go
 }
 
@@ -230,7 +234,7 @@ func (c *chart) svg() string {
 		x += w
 	}
 	left := math.Ceil(max(tickW+12, textW(c.YLabel)/2, 40))
-	right := math.Ceil(max(16, ruleW+10))
+	right := math.Ceil(max(16, ruleW+10, c.MinRight))
 	vrows := c.vruleRows(xlo, xhi, left, float64(c.W)-right)
 	// Title (baseline 18), the y axis's label (36), the rows of the
 	// vertical rules' labels, half a tick label; below the plot the tick
