@@ -97,14 +97,17 @@ func (s *Sweep) curveCharts(w, h int) []*chart {
 		}
 		out = append(out, c)
 	}
-	right := 0.0
+	// The panels share the x axis's pixels: the widest margins of both.
+	left, right := 0.0, 0.0
 	for _, c := range out {
+		c.svg() // lays it out
+		left = max(left, c.left)
 		for _, r := range c.HRules {
 			right = max(right, textW(r.Label)+10)
 		}
 	}
 	for _, c := range out {
-		c.MinRight = right
+		c.MinLeft, c.MinRight = left, right
 	}
 	return out
 }

@@ -34,7 +34,8 @@ type chart struct {
 
 	// MinRight is the least right margin: panels that share an x axis
 	// align whatever their rule labels.
-	MinRight float64
+	MinRight, MinLeft float64
+	left              float64 // the left margin of the last svg()
 
 	vrow []vplace // where the VRules' labels go
 }
@@ -233,7 +234,8 @@ func (c *chart) svg() string {
 		rows[len(rows)-1] = append(rows[len(rows)-1], k)
 		x += w
 	}
-	left := math.Ceil(max(tickW+12, textW(c.YLabel)/2, 40))
+	left := math.Ceil(max(tickW+12, textW(c.YLabel)/2, 40, c.MinLeft))
+	c.left = left
 	right := math.Ceil(max(16, ruleW+10, c.MinRight))
 	vrows := c.vruleRows(xlo, xhi, left, float64(c.W)-right)
 	// Title (baseline 18), the y axis's label (36), the rows of the
@@ -366,6 +368,7 @@ func (c *chart) svg() string {
 // where one would run into the last: how many rows they need.
 func (c *chart) vruleRows(xlo, xhi, left, rightEdge float64) int {
 	rows := 0
+	c.vrow = c.vrow[:0]
 	var ends []float64 // per row, the right end of its last label
 	for i := range c.VRules {
 		r := &c.VRules[i]
