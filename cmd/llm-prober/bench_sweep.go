@@ -94,6 +94,11 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			}
 			fmt.Fprintf(env.log, "wrote %s (the points run so far)\n", b.outputJSON)
 		}
+		if ctx.Err() != nil {
+			if werr := env.writeSweepReport(sw, views); werr != nil {
+				return 1, errors.Join(err, werr)
+			}
+		}
 		return 1, err
 	}
 	if b.curve != "" {
