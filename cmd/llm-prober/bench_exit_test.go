@@ -193,7 +193,7 @@ func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
 	b := newBenchCmd(app)
 	if _, err := app.Parse([]string{"bench", "--url", url, "--rates", "200,400", "--num-prompts", "4", "--min-samples", "4", "--input-tokens", "8",
 		"--output-tokens", "2", "--goodput", "ttft:1000", "--progress", "off", "--no-server-metrics", "--output-json", out,
-		"--report", out+".html"}); err != nil {
+		"--report", out + ".html"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
