@@ -40,6 +40,7 @@ type BenchConfig struct {
 	SweepSteps, SweepRefine                 int
 	KneeGoodput                             float64
 	Curve                                   string
+	Report                                  string // --report: the HTML report
 	DailyRequests, PeakRPS                  float64
 	PeakToAverage, Headroom                 float64
 	GPUsPerReplica                          int // --gpus-per-replica

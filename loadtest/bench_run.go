@@ -50,6 +50,7 @@ type benchResult struct {
 	report  *Report
 	server  ServerReport
 	verdict Verdict
+	view    *RunView // --report's, nil without it
 }
 
 // RunBench runs what b asks for (one run, --num-runs repeats, a sweep, or
@@ -59,6 +60,9 @@ type benchResult struct {
 func RunBench(ctx context.Context, b *BenchConfig, out, log io.Writer) (int, error) {
 	env := &benchEnv{b: b, out: out, log: log}
 	if err := env.parseFlags(); err != nil {
+		return ExitBadInput, err
+	}
+	if err := b.checkReport(); err != nil {
 		return ExitBadInput, err
 	}
 	if err := b.checkNumRuns(); err != nil {
@@ -96,6 +100,9 @@ func RunBench(ctx context.Context, b *BenchConfig, out, log io.Writer) (int, err
 	res.server.WriteText(out, res.verdict)
 	if b.OutputJSON != "" {
 		fmt.Fprintf(log, "wrote %s\n", b.OutputJSON)
+	}
+	if err := env.writeReport(&HTMLReport{Runs: []*RunView{res.view}}); err != nil {
+		return ExitError, err
 	}
 	if b.PeakRPS > 0 || b.DailyRequests > 0 {
 		fmt.Fprintln(log, "a capacity plan needs a knee: add --sweep, or --knee-rate from an earlier sweep")
@@ -183,6 +190,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o Options, label, jsonPath
 	}
 	res.server.Attach(res.report)
 	res.verdict = Judge(res.report, &res.server)
+	env.view(res, label)
 	if jo != nil {
 		var head []KV
 		if kind != "" {

@@ -29,6 +29,7 @@ func (env *benchEnv) repeat(ctx context.Context) (int, error) {
 	b := env.b
 	defer func() { env.runName = "" }()
 	var reps []*Report
+	var views []*RunView
 	var seeds []int64
 	code := 0
 	for i := range b.NumRuns {
@@ -53,10 +54,17 @@ func (env *benchEnv) repeat(ctx context.Context) (int, error) {
 			return ExitError, errors.New("interrupted; the reports cover the runs and requests that finished")
 		}
 		reps, seeds = append(reps, res.report), append(seeds, seed)
+		if res.view != nil {
+			res.view.Name = fmt.Sprintf("Run %d of %d (seed %d)", i+1, b.NumRuns, seed)
+			views = append(views, res.view)
+		}
 		code = max(code, env.failOn(res.report))
 	}
 	sum := SummarizeRuns(reps, seeds)
 	sum.WriteText(env.out)
+	if err := env.writeReport(&HTMLReport{RunsSummary: sum, Runs: views}); err != nil {
+		return ExitError, err
+	}
 	if b.OutputJSON != "" {
 		raw, err := json.MarshalIndent(sum, "", "  ")
 		if err != nil {

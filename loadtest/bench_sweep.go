@@ -30,7 +30,8 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		}
 		defer os.RemoveAll(jsonDir)
 	}
-	points := 0 // run so far: point k draws with seed --seed + k
+	views := map[*Point]*RunView{} // --report's
+	points := 0                    // run so far: point k draws with seed --seed + k
 	var first freshness
 	cfg := SweepConfig{Rates: env.rates, Steps: b.SweepSteps, Refine: b.SweepRefine, KneeGoodput: b.KneeGoodput,
 		Run: func(ctx context.Context, kind string, rate float64) (*Point, error) {
@@ -73,6 +74,7 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			if path != "" {
 				pointJSON[p] = path
 			}
+			views[p] = res.view
 			return p, nil
 		}}
 	sw, err := RunSweep(ctx, cfg)
@@ -90,6 +92,11 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			}
 			fmt.Fprintf(env.log, "wrote %s (the points run so far)\n", b.OutputJSON)
 		}
+		if ctx.Err() != nil {
+			if werr := env.writeSweepReport(sw, views); werr != nil {
+				return ExitError, errors.Join(err, werr)
+			}
+		}
 		return ExitError, err
 	}
 	if b.Curve != "" {
@@ -102,6 +109,9 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			return ExitError, err
 		}
 		fmt.Fprintf(env.log, "wrote %s\n", b.Curve)
+	}
+	if err := env.writeSweepReport(sw, views); err != nil {
+		return ExitError, err
 	}
 	if b.OutputJSON != "" {
 		if err := writeSweepJSON(b.OutputJSON, sw, pointJSON); err != nil {

@@ -50,6 +50,10 @@ type ServerReport struct {
 
 	MeanQueueTime   time.Duration `json:"mean_queue_time_ns"` // server-side, over the run; -1 unknown
 	GeneratedTokens float64       `json:"generated_tokens"`
+
+	// Series is the scrapes over the run, at most MaxServerSamples (the
+	// HTML report draws it; the JSON keeps the summary above).
+	Series []ServerSample `json:"-"`
 }
 
 // Watcher scrapes a target's /metrics before, during and after a run,
@@ -68,6 +72,7 @@ type Watcher struct {
 	rep          ServerReport
 	waitSum      float64
 	lastErr      string
+	series       serverSeries
 }
 
 // Watch takes the "before" scrape now, then scrapes every interval until
@@ -121,6 +126,7 @@ func (w *Watcher) scrape(ctx context.Context) *collector.Signals {
 	w.rep.PeakRunning = max(w.rep.PeakRunning, v[sigRunning])
 	w.rep.PeakWaiting = max(w.rep.PeakWaiting, v[sigWaiting])
 	w.waitSum += v[sigWaiting]
+	w.series.add(ServerSample{At: time.Now(), KVUsage: v[sigKVUsage], Running: v[sigRunning], Waiting: v[sigWaiting], Preemptions: v[sigPreemptions]})
 	return s
 }
 
@@ -133,6 +139,7 @@ func (w *Watcher) Stop(ctx context.Context) ServerReport {
 	defer w.mu.Unlock()
 	rep := w.rep
 	rep.Err = w.lastErr
+	rep.Series = w.series.samples
 	if after == nil {
 		after = w.last // the last scrape that answered
 	}

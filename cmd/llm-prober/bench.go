@@ -78,6 +78,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("min-samples", "Fewest measured requests per open-loop sweep point (--num-prompts or --duration are raised to reach it; the synchronous baseline excepted): p99 needs about 1,000 to be stable (10 beyond it). 0: as --num-prompts or --duration say.").Default("1000").IntVar(&b.MinSamples)
 	c.Flag("knee-goodput", "The knee is the highest rate with at least this % of requests meeting every SLO.").Default("99").Float64Var(&b.KneeGoodput)
 	c.Flag("curve", "Write the throughput-latency curve (SVG) of a sweep here.").StringVar(&b.Curve)
+	c.Flag("report", "Write a self-contained HTML report here: the summary, latency histograms and CDFs, a per-request timeline, throughput and the server's metrics over time; for a sweep also the curve, each point's p99 interval and the plan.").StringVar(&b.Report)
 
 	c.Flag("daily-requests", "Capacity plan: requests per day to serve (or --peak-rps, not both).").Float64Var(&b.DailyRequests)
 	c.Flag("peak-rps", "Capacity plan: peak requests/s to serve (instead of --daily-requests; giving both is an error).").Float64Var(&b.PeakRPS)

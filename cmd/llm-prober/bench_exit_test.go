@@ -192,7 +192,8 @@ func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
 	app := kingpin.New("llm-prober", "")
 	b := newBenchCmd(app)
 	if _, err := app.Parse([]string{"bench", "--url", url, "--rates", "200,400", "--num-prompts", "4", "--min-samples", "4", "--input-tokens", "8",
-		"--output-tokens", "2", "--goodput", "ttft:1000", "--progress", "off", "--no-server-metrics", "--output-json", out}); err != nil {
+		"--output-tokens", "2", "--goodput", "ttft:1000", "--progress", "off", "--no-server-metrics", "--output-json", out,
+		"--report", out + ".html"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -217,5 +218,8 @@ func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
 	}
 	if err != nil || len(sj.Points) != 1 || sj.Points[0]["llm_prober_cancelled"] != 4.0 {
 		t.Errorf("sweep JSON: %v, %+v", err, sj.Points)
+	}
+	if page := readReport(t, out+".html"); !strings.Contains(page, "0 succeeded, 0 failed, 4 cancelled") {
+		t.Error("the interrupted sweep's report lacks its point's run")
 	}
 }
