@@ -53,6 +53,7 @@ type benchFlags struct {
 	minSamples                 int
 	label                      string
 	saveTexts                  bool
+	derive                     deriveFlags // --workload-from-prometheus
 }
 
 // newBenchCmd registers `llm-prober bench` on app.
@@ -69,8 +70,8 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("target", "Name of a target in --config.file.").StringVar(&b.target)
 	c.Flag("api-key-file", "File holding a bearer token for --url (else $OPENAI_API_KEY if set).").StringVar(&b.apiKeyFile)
 
-	c.Flag("request-rate", "Open-loop arrival rate in requests/s, or inf to send all at once.").Default("inf").StringVar(&b.rate)
-	c.Flag("burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, lower burstier, higher more regular.").Default("1").Float64Var(&b.burstiness)
+	c.Flag("request-rate", "Open-loop arrival rate in requests/s, or inf to send all at once.").Default("inf").IsSetByUser(&b.derive.rateSet).StringVar(&b.rate)
+	c.Flag("burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, lower burstier, higher more regular.").Default("1").IsSetByUser(&b.derive.burstSet).Float64Var(&b.burstiness)
 	c.Flag("max-concurrency", "Most requests in flight in an open-loop run (0: no cap).").Default("0").IntVar(&b.maxConc)
 	c.Flag("concurrency", "Closed loop: this many users, each sending its next request when the last ends (overrides --request-rate).").Default("0").IntVar(&b.concurrency)
 	c.Flag("num-prompts", "Measured requests (ignored with --duration).").Default("1000").IntVar(&b.numPrompts)
@@ -80,10 +81,10 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 
 	c.Flag("dataset-name", "Workload: random (synthetic), sharegpt or jsonl.").Default("random").EnumVar(&b.dataset, "random", "sharegpt", "jsonl")
 	c.Flag("dataset-path", "ShareGPT JSON or JSONL file ({\"prompt\":…, \"output_tokens\":…} a line).").StringVar(&b.datasetPath)
-	c.Flag("input-tokens", "Synthetic prompt length in tokens.").Default("1024").IntVar(&b.inTok)
+	c.Flag("input-tokens", "Synthetic prompt length in tokens.").Default("1024").IsSetByUser(&b.derive.inTokSet).IntVar(&b.inTok)
 	c.Flag("output-tokens", "Output length in tokens (datasets: overrides theirs when > 0).").Default("128").IsSetByUser(&b.outTokSet).IntVar(&b.outTok)
-	c.Flag("range-ratio", "Synthetic lengths uniform in [n(1-r), n(1+r)].").Default("0").Float64Var(&b.rangeRatio)
-	c.Flag("prefix-tokens", "Tokens of a prefix shared by every synthetic prompt (exercises the prefix cache).").Default("0").IntVar(&b.prefixTok)
+	c.Flag("range-ratio", "Synthetic lengths uniform in [n(1-r), n(1+r)].").Default("0").IsSetByUser(&b.derive.rangeRatioSet).Float64Var(&b.rangeRatio)
+	c.Flag("prefix-tokens", "Tokens of a prefix shared by every synthetic prompt (exercises the prefix cache).").Default("0").IsSetByUser(&b.derive.prefixSet).IntVar(&b.prefixTok)
 	c.Flag("fresh-prompts", "Keep every run (every sweep point) out of the prefix cache: a new seed per point (--seed + k), a new cache_salt on vLLM, and POST /reset_prefix_cache before each run where the server offers it (vLLM with VLLM_SERVER_DEV_MODE=1). Off with --prefix-tokens, which asks for sharing.").Default("true").BoolVar(&b.freshPrompts)
 	c.Flag("seed", "Seed of prompts, lengths and arrivals: the same seed sends the same run.").Default("0").Int64Var(&b.seed)
 	c.Flag("ignore-eos", "Pin output lengths with ignore_eos and min_tokens (--no-ignore-eos for servers that reject them).").Default("true").BoolVar(&b.ignoreEOS)
@@ -117,6 +118,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.headroom)
 	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.gpusPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.kneeRate)
+	b.derive.addFlags(c)
 	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
 	b.compare = newBenchCompareCmd(c, b)
 	return b

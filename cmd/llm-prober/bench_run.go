@@ -75,6 +75,9 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 	if b.kneeRate > 0 && b.url == "" && b.target == "" {
 		return b.planOnly(env)
 	}
+	if err := env.deriveWorkload(ctx); err != nil {
+		return 1, err
+	}
 	if env.target, env.client, err = b.benchTarget(ctx); err != nil {
 		return 1, err
 	}
@@ -204,6 +207,9 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 			loadtest.KV{Key: "llm_prober_prompts", Value: f},
 			loadtest.KV{Key: "llm_prober_server", Value: res.server},
 			loadtest.KV{Key: "llm_prober_verdict", Value: res.verdict})
+		if dw := b.derive.derived; dw != nil {
+			head = append(head, loadtest.KV{Key: "llm_prober_workload", Value: dw})
+		}
 		if err := jo.Write(jsonPath, head); err != nil {
 			return nil, err
 		}

@@ -73,6 +73,12 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 		return d, z, err
 	}
 	w := loadtest.NewSynthetic(b.inTok, b.outTok, b.prefixTok, b.rangeRatio, b.seed, z)
+	if dw := b.derive.derived; dw != nil {
+		w = loadtest.NewSyntheticFrom(dw, b.prefixTok, b.seed, z)
+		if limit > 0 {
+			w.LimitContext(limit - z.Overhead)
+		}
+	}
 	if tk != nil {
 		if err := z.Check(ctx, tk, w, 8); err != nil {
 			return nil, nil, err
@@ -87,6 +93,14 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 func (b *benchFlags) fitContext(limit int, source string, overhead int) error {
 	in, out := b.prefixTok+loadtest.SpreadMax(b.inTok, b.rangeRatio), loadtest.SpreadMax(b.outTok, b.rangeRatio)
 	if limit <= 0 || in+out+overhead <= limit {
+		return nil
+	}
+	if b.derive.derived != nil {
+		// The served lengths fit the server; longer draws (from the top
+		// bucket's extrapolation) are clipped to its context instead.
+		if b.prefixTok+1+overhead >= limit {
+			return fmt.Errorf("the %d-token shared prefix does not fit the server's context of %d tokens (%s): lower --prefix-tokens", b.prefixTok, limit, source)
+		}
 		return nil
 	}
 	return fmt.Errorf("--input-tokens %d + --output-tokens %d do not fit the server's context of %d tokens (%s): "+
