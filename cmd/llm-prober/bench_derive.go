@@ -13,9 +13,9 @@ import (
 
 // deriveFlags make bench send the workload a server actually serves.
 type deriveFlags struct {
-	fromProm               bool
-	save, file             string
-	prom                   *promFlags
+	fromProm                bool
+	save, file              string
+	prom                    *promFlags
 	rateSet, burstSet       bool
 	prefixSet               bool
 	inTokSet, rangeRatioSet bool
