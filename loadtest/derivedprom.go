@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -25,6 +26,7 @@ type DeriveOptions struct {
 	Selector string // label matchers, e.g. {target="vllm-a"}; "" for all
 	Window   time.Duration
 	End      time.Time
+	Timeout  time.Duration // of each query (0: the context's)
 }
 
 // The daemon's re-exported series the derivation reads (collector/).
@@ -116,49 +118,56 @@ func DeriveWorkload(ctx context.Context, q PromQuerier, o DeriveOptions) (*Deriv
 	return w, nil
 }
 
-// queryLengths reads one length histogram's increase per series.
+// served counts each server once, as capacity/promsource does: within a
+// prober's view (cluster, job, instance) engines, backends and reasons
+// are summed; HA probers re-export the same server, so one view is kept
+// per target.
+func served(by, inner string) string {
+	return "max by (target" + by + ") (sum by (target, cluster, job, instance" + by + ") (" + inner + "))"
+}
+
+// queryLengths reads one length histogram's increase, a series per target
+// (targets with different bounds stay apart: their mixture is exact).
 func queryLengths(ctx context.Context, q PromQuerier, name, sel string, o DeriveOptions) (*LengthDist, []string, error) {
 	rng := "[" + model.Duration(o.Window).String() + "]"
-	buckets, err := queryVector(ctx, q, "increase("+name+"_bucket"+sel+rng+")", o.End)
+	buckets, err := queryVector(ctx, q, served(", le", "increase("+name+"_bucket"+sel+rng+")"), o)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(buckets) == 0 {
 		return nil, nil, fmt.Errorf("no series in the window: is server_metrics enabled for the target, and does its backend export the histogram?")
 	}
-	sums, err := queryVector(ctx, q, "increase("+name+"_sum"+sel+rng+")", o.End)
+	sums, err := queryVector(ctx, q, served("", "increase("+name+"_sum"+sel+rng+")"), o)
 	if err != nil {
 		return nil, nil, err
 	}
-	bySeries := map[model.Fingerprint]*HistSeries{}
+	byTarget := map[model.LabelValue]*HistSeries{}
 	var targets []string
 	for _, s := range buckets {
 		le, err := parseLe(s.Metric[model.BucketLabel])
 		if err != nil {
 			continue // not a bucket: a malformed series is skipped, not fatal
 		}
-		m := s.Metric.Clone()
-		delete(m, model.BucketLabel)
-		fp := m.Fingerprint()
-		hs := bySeries[fp]
+		t := s.Metric["target"]
+		hs := byTarget[t]
 		if hs == nil {
 			hs = &HistSeries{Sum: math.NaN()}
-			bySeries[fp] = hs
-			if t := string(m["target"]); t != "" {
-				targets = append(targets, t)
+			byTarget[t] = hs
+			if t != "" {
+				targets = append(targets, string(t))
 			}
 		}
 		hs.Bounds = append(hs.Bounds, le)
 		hs.Counts = append(hs.Counts, float64(s.Value))
 	}
 	for _, s := range sums {
-		if hs := bySeries[s.Metric.Fingerprint()]; hs != nil {
+		if hs := byTarget[s.Metric["target"]]; hs != nil {
 			hs.Sum = float64(s.Value)
 		}
 	}
-	series := make([]HistSeries, 0, len(bySeries))
-	for _, hs := range bySeries {
-		series = append(series, *hs)
+	series := make([]HistSeries, 0, len(byTarget))
+	for _, t := range slices.Sorted(maps.Keys(byTarget)) {
+		series = append(series, *byTarget[t])
 	}
 	d, err := NewLengthDist(series)
 	if err != nil || d.Requests < MinRequests {
@@ -186,6 +195,11 @@ func queryCounts(ctx context.Context, q PromQuerier, sel string, o DeriveOptions
 		step = (o.Window/maxRangePoints + time.Minute - 1).Truncate(time.Minute)
 	}
 	start := o.End.Add(-o.Window).Truncate(step)
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
 	v, _, _, err := q.QueryRange(ctx, promFinished+sel, v1.Range{Start: start, End: o.End, Step: step})
 	if err != nil {
 		return nil, 0, time.Time{}, time.Time{}, nil, err
@@ -195,13 +209,20 @@ func queryCounts(ctx context.Context, q PromQuerier, sel string, o DeriveOptions
 		return nil, 0, time.Time{}, time.Time{}, nil, fmt.Errorf("range query returned %s, not a matrix", v.Type())
 	}
 	n := int(o.End.Sub(start)/step) + 1
-	counts := make([]float64, n)
+	type view struct{ target, cluster, job, instance model.LabelValue }
+	views := map[view][]float64{}
 	covered := make([]bool, n)
 	var first, last time.Time
 	var targets []string
 	for _, s := range m {
-		if t := string(s.Metric["target"]); t != "" {
-			targets = append(targets, t)
+		k := view{s.Metric["target"], s.Metric["cluster"], s.Metric["job"], s.Metric["instance"]}
+		vc := views[k]
+		if vc == nil {
+			vc = make([]float64, n)
+			views[k] = vc
+			if k.target != "" {
+				targets = append(targets, string(k.target))
+			}
 		}
 		prevIdx, prev := -2, 0.0
 		for _, p := range s.Values {
@@ -222,12 +243,33 @@ func queryCounts(ctx context.Context, q PromQuerier, sel string, o DeriveOptions
 				if d < 0 {
 					d = val // a restart: the counter began again at 0
 				}
-				counts[i] += d
+				vc[i] += d
 				covered[i] = true
 			}
 			prevIdx, prev = i, val
 		}
 	}
+	// One view per target (the largest: copies differ only by scrape
+	// timing), targets summed.
+	perTarget := map[model.LabelValue][]float64{}
+	for k, vc := range views {
+		tc := perTarget[k.target]
+		if tc == nil {
+			tc = make([]float64, n)
+			perTarget[k.target] = tc
+		}
+		for i, c := range vc {
+			tc[i] = max(tc[i], c)
+		}
+	}
+	counts := make([]float64, n)
+	for _, tc := range perTarget {
+		for i, c := range tc {
+			counts[i] += c
+		}
+	}
+	slices.Sort(targets)
+	targets = slices.Compact(targets)
 	for i := range counts {
 		if !covered[i] {
 			counts[i] = math.NaN()
@@ -239,11 +281,11 @@ func queryCounts(ctx context.Context, q PromQuerier, sel string, o DeriveOptions
 // queryHitRate is hits ÷ queries over the window; nil without counters.
 func queryHitRate(ctx context.Context, q PromQuerier, sel string, o DeriveOptions) (*float64, error) {
 	rng := "[" + model.Duration(o.Window).String() + "]"
-	hits, err := queryVector(ctx, q, "sum(increase("+promPrefixHits+sel+rng+"))", o.End)
+	hits, err := queryVector(ctx, q, "sum("+served("", "increase("+promPrefixHits+sel+rng+")")+")", o)
 	if err != nil {
 		return nil, err
 	}
-	queries, err := queryVector(ctx, q, "sum(increase("+promPrefixQuery+sel+rng+"))", o.End)
+	queries, err := queryVector(ctx, q, "sum("+served("", "increase("+promPrefixQuery+sel+rng+")")+")", o)
 	if err != nil {
 		return nil, err
 	}
@@ -254,8 +296,13 @@ func queryHitRate(ctx context.Context, q PromQuerier, sel string, o DeriveOption
 	return &h, nil
 }
 
-func queryVector(ctx context.Context, q PromQuerier, query string, at time.Time) (model.Vector, error) {
-	v, _, _, err := q.Query(ctx, query, at)
+func queryVector(ctx context.Context, q PromQuerier, query string, o DeriveOptions) (model.Vector, error) {
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	v, _, _, err := q.Query(ctx, query, o.End)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", query, err)
 	}

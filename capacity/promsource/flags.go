@@ -30,7 +30,7 @@ type Flags struct {
 // Register adds the source's flags to c.
 func Register(c *kingpin.CmdClause) *Flags {
 	f := &Flags{Window: model.Duration(7 * 24 * time.Hour), RateInterval: model.Duration(5 * time.Minute)}
-	c.Flag("prometheus.url", "Base URL of the Prometheus that scrapes llm-prober (e.g. http://prometheus:9090).").Required().StringVar(&f.URL)
+	c.Flag("prometheus.url", "Base URL of the Prometheus that scrapes llm-prober (e.g. http://prometheus:9090).").StringVar(&f.URL)
 	c.Flag("prometheus.http-config-file", "Client settings for --prometheus.url (prometheus/common http_client_config YAML: basic_auth with password_file, authorization with credentials_file, tls_config). Redirects are never followed.").StringVar(&f.HTTPConfigFile)
 	c.Flag("prometheus.timeout", "Timeout of each query to Prometheus.").Default("1m").DurationVar(&f.Timeout)
 	c.Flag("selector", "PromQL label matchers picking the target(s), e.g. '{target=\"vllm-a\"}' (default: every target); several targets are summed.").Default("{}").StringVar(&f.Selector)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/llm-prober/llm-prober/capacity/promsource"
 	"github.com/llm-prober/llm-prober/loadtest"
 )
 
@@ -15,7 +15,7 @@ import (
 type deriveFlags struct {
 	fromProm                bool
 	save, file              string
-	prom                    *promFlags
+	prom                    *promsource.Flags
 	rateSet, burstSet       bool
 	prefixSet               bool
 	inTokSet, rangeRatioSet bool
@@ -28,7 +28,7 @@ func (d *deriveFlags) addFlags(c *kingpin.CmdClause) {
 		"and a shared prefix giving its prefix-cache hit rate (unless --prefix-tokens).").BoolVar(&d.fromProm)
 	c.Flag("save-workload", "Write the derived workload to this JSON file, for --workload-file.").StringVar(&d.save)
 	c.Flag("workload-file", "Send the workload saved by --save-workload (no Prometheus needed).").StringVar(&d.file)
-	d.prom = addPromFlags(c)
+	d.prom = promsource.Register(c)
 }
 
 // checkDerive refuses flag combinations that contradict a derived
@@ -48,7 +48,7 @@ func (b *benchFlags) checkDerive() error {
 		return errors.New("--input-tokens, --output-tokens and --range-ratio conflict with a derived workload (its lengths come from the served traffic)")
 	}
 	if d.fromProm {
-		if _, err := d.prom.check(); err != nil {
+		if _, err := d.prom.Config(); err != nil {
 			return err
 		}
 	}
@@ -66,15 +66,16 @@ func (env *benchEnv) deriveWorkload(ctx context.Context) error {
 			return fmt.Errorf("--workload-file: %w", err)
 		}
 	case d.fromProm:
-		window, _ := d.prom.check()
-		q, redacted, err := d.prom.client()
+		cfg, err := d.prom.Config()
 		if err != nil {
 			return err
 		}
-		qctx, cancel := context.WithTimeout(ctx, d.prom.timeout)
-		defer cancel()
-		d.derived, err = loadtest.DeriveWorkload(qctx, q, loadtest.DeriveOptions{URL: redacted, Selector: d.prom.selector,
-			Window: window, End: time.Now()})
+		src, err := promsource.New(*cfg)
+		if err != nil {
+			return err
+		}
+		d.derived, err = loadtest.DeriveWorkload(ctx, src.API(), loadtest.DeriveOptions{URL: src.URL(), Selector: src.Selector(),
+			Window: src.Window(), End: src.End(), Timeout: cfg.Timeout})
 		if err != nil {
 			return err
 		}
