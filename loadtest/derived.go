@@ -52,23 +52,40 @@ const WorkloadFileVersion = 1
 // maxWorkloadFile bounds what --workload-file reads.
 const maxWorkloadFile = 16 << 20
 
-// PrefixForHitRate is the shared prefix length P that gives about hit
-// rate h: with every prompt starting with the same P tokens, a server
-// serves P of a prompt's L tokens from its cache, so h ≈ P / mean L. A
-// prompt cannot be shorter than the prefix, so P is capped at the 5th
-// percentile of the lengths; the note says when that lowers the rate.
+// maxHitRate caps the hit rate a shared prefix is fitted to: at 1 no
+// prefix length would do (every prompt needs a token of its own).
+const maxHitRate = 0.95
+
+// PrefixForHitRate is the shared prefix length P that gives hit rate h:
+// with every prompt starting with the same P tokens, a server serves P of
+// a prompt's L tokens from its cache, so h = P / mean L. A prompt cannot
+// be shorter than the prefix: bench lengthens those to P+1 tokens, which
+// raises the mean, so P solves P = h · E[max(L, P+1)] (a contraction:
+// its slope h·F(P+1) is below 1). The note says how many prompts were
+// lengthened and by how much the mean grew.
 func PrefixForHitRate(h float64, in *LengthDist) (int, string) {
-	if !(h > 0) || in == nil || in.Mean <= 0 {
+	if !(h > 0) || in == nil || in.Requests <= 0 {
 		return 0, ""
 	}
-	h = math.Min(h, 1)
-	p := h * in.Mean
-	if q := math.Floor(in.Quantile(0.05)) - 1; p > q {
-		p = math.Max(q, 0)
-		return int(p), fmt.Sprintf("a %.0f%% prefix-cache hit rate needs a %.0f-token shared prefix, longer than 5%% of the prompts: capped at %d tokens (about %.0f%% hits)",
-			100*h, h*in.Mean, int(p), 100*p/in.Mean)
+	var note string
+	if h > maxHitRate {
+		note = fmt.Sprintf("a %.1f%% prefix-cache hit rate is fitted as %.0f%% (every prompt keeps a token of its own); ", 100*h, 100*maxHitRate)
+		h = maxHitRate
 	}
-	return int(p + 0.5), ""
+	p := h * in.midMean()
+	for range 200 {
+		next := h * in.meanAtLeast(p+1)
+		if math.Abs(next-p) < 0.01 {
+			break
+		}
+		p = next
+	}
+	tokens := int(p + 0.5)
+	if short := in.cdf(float64(tokens) + 1); short > 0.001 {
+		note += fmt.Sprintf("%.1f%% of the served prompts are shorter than the %d-token shared prefix: bench lengthens them to %d tokens (mean prompt %.0f → %.0f tokens)",
+			100*short, tokens, tokens+1, in.midMean(), in.meanAtLeast(float64(tokens)+1))
+	}
+	return tokens, strings.TrimSuffix(note, "; ")
 }
 
 // Save writes the workload as indented JSON.

@@ -20,8 +20,9 @@ func testDerived() *DerivedWorkload {
 	}
 }
 
-// The shared prefix is hit rate × mean prompt, capped where it would be
-// longer than the shortest prompts.
+// The shared prefix gives the hit rate: P = h · mean L where no prompt is
+// shorter than P; else the prompts shorter are lengthened to P+1 and P
+// is fitted to the lengthened mean, and the note says so.
 func TestPrefixForHitRate(t *testing.T) {
 	narrow := &LengthDist{Buckets: []LengthBucket{{Lo: 900, Hi: 1100, Requests: 100}}, Requests: 100, Mean: 1000}
 	if p, note := PrefixForHitRate(0.3, narrow); p != 300 || note != "" {
@@ -32,13 +33,20 @@ func TestPrefixForHitRate(t *testing.T) {
 			t.Errorf("hit rate %g: prefix %d, want 0", h, p)
 		}
 	}
-	if p, note := PrefixForHitRate(1, narrow); p != 909 || !strings.Contains(note, "capped at 909") {
-		t.Errorf("hit rate 1: %d %q, want the 5th percentile (910) less one", p, note)
+	hitRate := func(p int, d *LengthDist) float64 { return float64(p) / d.meanAtLeast(float64(p)+1) }
+	p, note := PrefixForHitRate(1, narrow)
+	if got := hitRate(p, narrow); math.Abs(got-0.95) > 0.001 || !strings.Contains(note, "fitted as 95%") || !strings.Contains(note, "lengthens them") {
+		t.Errorf("hit rate 1: prefix %d gives %.4f, note %q; want 0.95", p, got, note)
 	}
-	bimodal, _ := NewLengthDist([]HistSeries{{Bounds: []float64{128, 512, 2048, inf()}, Counts: []float64{40, 40, 100, 100}, Sum: 64000}})
-	if p, note := PrefixForHitRate(0.1, bimodal); p != 15 || !strings.Contains(note, "64-token shared prefix") {
-		t.Errorf("10%% of a bimodal 640: %d %q, want capped at 15 (p5 is 16)", p, note)
+	// 20 % of 100 tokens, 50 % of 700, 30 % above 2,048 (as the
+	// backfilled day): a 25 % hit rate needs a prefix longer than the
+	// short prompts.
+	d, _ := NewLengthDist([]HistSeries{{Bounds: []float64{128, 256, 512, 1024, 2048, inf()}, Counts: []float64{20, 20, 20, 70, 70, 100}, Sum: 127000}})
+	p, note = PrefixForHitRate(0.25, d)
+	if got := hitRate(p, d); math.Abs(got-0.25) > 0.001 || !strings.Contains(note, "20.0% of the served prompts are shorter") {
+		t.Errorf("25%% of a 1,270 mean: prefix %d gives %.4f, note %q", p, got, note)
 	}
+	t.Logf("25%%: %d tokens; %s", p, note)
 }
 
 // A saved workload reads back the same, and says where it came from.

@@ -247,6 +247,24 @@ func (d *LengthDist) midMean() float64 {
 	return s / d.Requests
 }
 
+// meanAtLeast is E[max(L, x)] with L uniform within each bucket.
+func (d *LengthDist) meanAtLeast(x float64) float64 {
+	var s float64
+	for _, b := range d.Buckets {
+		var m float64
+		switch {
+		case x <= b.Lo:
+			m = (b.Lo + b.Hi) / 2
+		case x >= b.Hi:
+			m = x
+		default:
+			m = ((x-b.Lo)*x + (b.Hi*b.Hi-x*x)/2) / (b.Hi - b.Lo)
+		}
+		s += b.Requests * m
+	}
+	return s / d.Requests
+}
+
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // lengthSampler draws from a LengthDist; built once, safe to share.
