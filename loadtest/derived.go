@@ -72,7 +72,7 @@ func PrefixForHitRate(h float64, in *LengthDist) (int, string) {
 		note = fmt.Sprintf("a %.1f%% prefix-cache hit rate is fitted as %.0f%% (every prompt keeps a token of its own); ", 100*h, 100*maxHitRate)
 		h = maxHitRate
 	}
-	p := h * in.midMean()
+	p := h * in.mean()
 	for range 200 {
 		next := h * in.meanAtLeast(p+1)
 		if math.Abs(next-p) < 0.01 {
@@ -83,7 +83,7 @@ func PrefixForHitRate(h float64, in *LengthDist) (int, string) {
 	tokens := int(p + 0.5)
 	if short := in.cdf(float64(tokens) + 1); short > 0.001 {
 		note += fmt.Sprintf("%.1f%% of the served prompts are shorter than the %d-token shared prefix: bench lengthens them to %d tokens (mean prompt %.0f → %.0f tokens)",
-			100*short, tokens, tokens+1, in.midMean(), in.meanAtLeast(float64(tokens)+1))
+			100*short, tokens, tokens+1, in.mean(), in.meanAtLeast(float64(tokens)+1))
 	}
 	return tokens, strings.TrimSuffix(note, "; ")
 }

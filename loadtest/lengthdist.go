@@ -38,6 +38,9 @@ type LengthDist struct {
 	// Mean is the servers' own mean (sum ÷ count) where every series had
 	// a sum, else the buckets' midpoint mean.
 	Mean float64 `json:"mean"`
+	// Tilt (per token) leans the finite buckets so what is drawn has that
+	// mean (lengthtilt.go); 0 is uniform within each bucket.
+	Tilt float64 `json:"tilt,omitempty"`
 }
 
 // MinRequests is the fewest requests a length distribution is derived
@@ -95,6 +98,7 @@ func NewLengthDist(series []HistSeries) (*LengthDist, error) {
 	d.Mean = midSum / d.Requests
 	if sumKnown && sum > 0 {
 		d.Mean = sum / d.Requests
+		d.fitTilt(d.Mean)
 	}
 	return d, nil
 }
@@ -178,7 +182,7 @@ func (d *LengthDist) cdf(x float64) float64 {
 		case x >= b.Hi:
 			below += b.Requests
 		case x > b.Lo:
-			below += b.Requests * (x - b.Lo) / (b.Hi - b.Lo)
+			below += b.Requests * tiltCDF(x-b.Lo, b.Hi-b.Lo, d.tilted(b))
 		}
 	}
 	return below / d.Requests
@@ -232,49 +236,27 @@ func (d *LengthDist) check() error {
 	if !(n > 0) {
 		return fmt.Errorf("no requests in any bucket")
 	}
+	if !finite(d.Tilt) || math.Abs(d.Tilt) > maxTilt {
+		return fmt.Errorf("tilt %g is not in [-%g, %g]", d.Tilt, maxTilt, maxTilt)
+	}
 	d.Requests = n
 	if !finite(d.Mean) || d.Mean <= 0 {
-		d.Mean = d.midMean()
+		d.Mean = d.mean()
 	}
 	return nil
-}
-
-func (d *LengthDist) midMean() float64 {
-	var s float64
-	for _, b := range d.Buckets {
-		s += b.Requests * (b.Lo + b.Hi) / 2
-	}
-	return s / d.Requests
-}
-
-// meanAtLeast is E[max(L, x)] with L uniform within each bucket.
-func (d *LengthDist) meanAtLeast(x float64) float64 {
-	var s float64
-	for _, b := range d.Buckets {
-		var m float64
-		switch {
-		case x <= b.Lo:
-			m = (b.Lo + b.Hi) / 2
-		case x >= b.Hi:
-			m = x
-		default:
-			m = ((x-b.Lo)*x + (b.Hi*b.Hi-x*x)/2) / (b.Hi - b.Lo)
-		}
-		s += b.Requests * m
-	}
-	return s / d.Requests
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // lengthSampler draws from a LengthDist; built once, safe to share.
 type lengthSampler struct {
+	d   *LengthDist
 	b   []LengthBucket
 	cum []float64
 }
 
 func newLengthSampler(d *LengthDist) *lengthSampler {
-	s := &lengthSampler{b: d.Buckets, cum: make([]float64, len(d.Buckets))}
+	s := &lengthSampler{d: d, b: d.Buckets, cum: make([]float64, len(d.Buckets))}
 	var c float64
 	for i, b := range d.Buckets {
 		c += b.Requests
@@ -283,17 +265,19 @@ func newLengthSampler(d *LengthDist) *lengthSampler {
 	return s
 }
 
-// sample draws a whole length in (lo, hi] of a bucket picked by weight,
-// at least 1.
+// sample draws a whole length in (lo, hi] of a bucket picked by weight
+// (rounded up from the tilted density within it), at least 1.
 func (s *lengthSampler) sample(rng *rand.Rand) int {
 	u := rng.Float64() * s.cum[len(s.cum)-1]
 	i := min(sort.SearchFloat64s(s.cum, u), len(s.cum)-1)
 	for i < len(s.cum)-1 && s.b[i].Requests == 0 {
 		i++
 	}
-	lo, hi := int(math.Floor(s.b[i].Lo))+1, int(math.Floor(s.b[i].Hi))
+	b := s.b[i]
+	lo, hi := int(math.Floor(b.Lo))+1, int(math.Floor(b.Hi))
 	if hi <= lo {
 		return max(lo, 1)
 	}
-	return lo + rng.IntN(hi-lo+1)
+	x := b.Lo + tiltSample(rng.Float64(), b.Hi-b.Lo, s.d.tilted(b))
+	return min(max(int(math.Ceil(x)), lo), hi)
 }

@@ -10,19 +10,22 @@ import (
 func inf() float64 { return math.Inf(1) }
 
 // The harness's two-mode prompts: 40 % of 100 tokens, 60 % of 1,000, in
-// buckets 128, 512, 2048: the empty bucket is dropped, the mean is the
-// servers' own (sum ÷ count), the median Prometheus's interpolation.
+// buckets 128, 512, 2048. Without a sum: uniform within buckets, the
+// empty one dropped, the median histogram_quantile's. With the sum: the
+// buckets lean (one tilt) so the lengths drawn have the servers' mean,
+// 640, not the midpoints' 794.
 func TestLengthDistKnownHistogram(t *testing.T) {
-	d, err := NewLengthDist([]HistSeries{{Bounds: []float64{2048, 128, inf(), 512}, Counts: []float64{100, 40, 100, 40}, Sum: 64000}})
+	h := HistSeries{Bounds: []float64{2048, 128, inf(), 512}, Counts: []float64{100, 40, 100, 40}, Sum: math.NaN()}
+	d, err := NewLengthDist([]HistSeries{h})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []LengthBucket{{Lo: 0, Hi: 128, Requests: 40}, {Lo: 512, Hi: 2048, Requests: 60}}
-	if len(d.Buckets) != 2 || d.Buckets[0] != want[0] || d.Buckets[1] != want[1] {
-		t.Fatalf("buckets %+v, want %+v", d.Buckets, want)
+	if len(d.Buckets) != 2 || d.Buckets[0] != want[0] || d.Buckets[1] != want[1] || d.Tilt != 0 {
+		t.Fatalf("buckets %+v tilt %g, want %+v", d.Buckets, d.Tilt, want)
 	}
-	if d.Requests != 100 || d.Mean != 640 {
-		t.Errorf("requests %g mean %g, want 100 and 640", d.Requests, d.Mean)
+	if d.Requests != 100 || d.Mean != 793.6 {
+		t.Errorf("requests %g mean %g, want 100 and the midpoints' 793.6", d.Requests, d.Mean)
 	}
 	if q := d.Quantile(0.5); math.Abs(q-768) > 0.01 {
 		t.Errorf("median %g, want 768 (as histogram_quantile)", q)
@@ -30,12 +33,17 @@ func TestLengthDistKnownHistogram(t *testing.T) {
 	if d.Max() != 2048 || d.OverflowShare() != 0 {
 		t.Errorf("max %g, overflow %g", d.Max(), d.OverflowShare())
 	}
-	// Draws follow the buckets, whole numbers within them.
+	h.Sum = 64000
+	if d, err = NewLengthDist([]HistSeries{h}); err != nil || d.Mean != 640 || d.Tilt >= 0 || math.Abs(d.mean()-640) > 0.5 {
+		t.Fatalf("with the sum: mean %g, drawn mean %g, tilt %g (%v); want 640, a negative tilt", d.Mean, d.mean(), d.Tilt, err)
+	}
+	// Draws follow the buckets, whole numbers within them, with the mean.
 	s, rng := newLengthSampler(d), rand.New(rand.NewPCG(1, 2))
-	low := 0
-	const n = 20000
+	low, sum := 0, 0.0
+	const n = 40000
 	for range n {
 		v := s.sample(rng)
+		sum += float64(v)
 		switch {
 		case v >= 1 && v <= 128:
 			low++
@@ -46,6 +54,38 @@ func TestLengthDistKnownHistogram(t *testing.T) {
 	}
 	if share := float64(low) / n; math.Abs(share-0.4) > 0.02 {
 		t.Errorf("%.3f of draws ≤ 128, want 0.4", share)
+	}
+	if m := sum / n; math.Abs(m-640)/640 > 0.02 {
+		t.Errorf("draws average %.1f, want 640 within 2%%", m)
+	}
+}
+
+// One bucket (128, 512] whose requests all had 200 tokens: uniform draws
+// would average 320; the tilt brings them to 200.
+func TestLengthDistTiltOneBucket(t *testing.T) {
+	d, err := NewLengthDist([]HistSeries{{Bounds: []float64{128, 512, inf()}, Counts: []float64{0, 1000, 1000}, Sum: 200000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, rng := newLengthSampler(d), rand.New(rand.NewPCG(5, 6))
+	var sum float64
+	for range 20000 {
+		v := s.sample(rng)
+		if v < 129 || v > 512 {
+			t.Fatalf("draw %d outside (128, 512]", v)
+		}
+		sum += float64(v)
+	}
+	if m := sum / 20000; math.Abs(m-200) > 4 {
+		t.Errorf("draws average %.1f, want 200", m)
+	}
+	if q := d.Quantile(0.5); q >= 200 || q <= 128 {
+		t.Errorf("median %g: the tilt leans low", q)
+	}
+	// A mean beyond any tilt's reach is approached, not overshot.
+	d, _ = NewLengthDist([]HistSeries{{Bounds: []float64{128, 512, inf()}, Counts: []float64{0, 1000, 1000}, Sum: 1000}})
+	if d.Tilt != -maxTilt || d.mean() < 128 {
+		t.Errorf("mean 1 in (128, 512]: tilt %g drawn mean %g", d.Tilt, d.mean())
 	}
 }
 
@@ -93,13 +133,13 @@ func TestLengthDistOverflow(t *testing.T) {
 // Targets with different bounds are mixed, not added by le (which would
 // give counts that fall); equal bounds are merged.
 func TestLengthDistSeveralTargets(t *testing.T) {
-	a := HistSeries{Bounds: []float64{10, 100, inf()}, Counts: []float64{10, 20, 20}, Sum: 1000}
+	a := HistSeries{Bounds: []float64{10, 100, inf()}, Counts: []float64{10, 20, 20}, Sum: math.NaN()}
 	b := HistSeries{Bounds: []float64{50, inf()}, Counts: []float64{30, 30}, Sum: 750}
 	d, err := NewLengthDist([]HistSeries{a, b, a})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Requests != 70 || len(d.Buckets) != 3 || d.Mean != 2750.0/70 {
+	if d.Requests != 70 || len(d.Buckets) != 3 || d.Mean != (2*(5*10+55*10)+25*30.0)/70 || d.Tilt != 0 {
 		t.Fatalf("mixture %+v", d)
 	}
 	// cdf(50) = (2×10 + 2×10×40/90 + 30) / 70

@@ -103,7 +103,7 @@ func (env *benchEnv) deriveWorkload(ctx context.Context) error {
 		}
 		env.rate = w.RequestRate
 	}
-	fmt.Fprintf(env.log, "  bench sends:  --request-rate %s --burstiness %g --prefix-tokens %d\n", rateText(env.rate), b.burstiness, b.prefixTok)
+	fmt.Fprintf(env.log, "  bench sends:  --request-rate %s --burstiness %.3g --prefix-tokens %d\n", rateText(env.rate), b.burstiness, b.prefixTok)
 	return nil
 }
 

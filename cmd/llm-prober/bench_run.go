@@ -208,7 +208,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 			loadtest.KV{Key: "llm_prober_server", Value: res.server},
 			loadtest.KV{Key: "llm_prober_verdict", Value: res.verdict})
 		if dw := b.derive.derived; dw != nil {
-			head = append(head, loadtest.KV{Key: "llm_prober_workload", Value: dw})
+			head = append(head, loadtest.KV{Key: "llm_prober_derived_workload", Value: dw})
 		}
 		if err := jo.Write(jsonPath, head); err != nil {
 			return nil, err
