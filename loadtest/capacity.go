@@ -14,6 +14,10 @@ type Plan struct {
 	RequiredRate   float64 // peak req/s to serve
 	Headroom       float64
 	GPUsPerReplica int
+	// DailySource and PeakSource say where the daily volume and the
+	// peak-to-average came from when not from bench's flags (plan: the
+	// served traffic).
+	DailySource, PeakSource string
 
 	BaseReplicas int // ceil(required / knee)
 	Replicas     int // ceil(BaseReplicas × headroom)
@@ -65,10 +69,17 @@ func (p *Plan) WriteText(w io.Writer) {
 	fmt.Fprintln(w, center(" Capacity plan ", '='))
 	if p.DailyRequests > 0 {
 		avg := p.DailyRequests / 86400
-		fmt.Fprintf(w, "daily requests = %.0f (given)\n", p.DailyRequests)
+		daily, peak := "given", "--peak-to-average; 1: peak = average"
+		if p.DailySource != "" {
+			daily = p.DailySource
+		}
+		if p.PeakSource != "" {
+			peak = p.PeakSource
+		}
+		fmt.Fprintf(w, "daily requests = %.0f (%s)\n", p.DailyRequests, daily)
 		fmt.Fprintf(w, "average rate = daily requests / 86,400 = %.0f / 86,400 = %.3f req/s\n", p.DailyRequests, avg)
-		fmt.Fprintf(w, "peak-to-average = %g (--peak-to-average; 1: peak = average)\n", p.PeakToAverage)
-		fmt.Fprintf(w, "required rate = average × peak-to-average = %.3f × %g = %.3f req/s at peak\n", avg, p.PeakToAverage, p.RequiredRate)
+		fmt.Fprintf(w, "peak-to-average = %.4g (%s)\n", p.PeakToAverage, peak)
+		fmt.Fprintf(w, "required rate = average × peak-to-average = %.3f × %.4g = %.3f req/s at peak\n", avg, p.PeakToAverage, p.RequiredRate)
 	} else {
 		fmt.Fprintf(w, "required rate = %.3f req/s at peak (given, --peak-rps)\n", p.RequiredRate)
 	}

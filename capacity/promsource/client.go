@@ -47,7 +47,7 @@ func New(cfg Config) (*Source, error) {
 		return nil, fmt.Errorf("--prometheus.http-config-file %s: %w", cfg.HTTPConfigFile, err)
 	}
 	client.CheckRedirect = func(req *http.Request, _ []*http.Request) error {
-		return fmt.Errorf("Prometheus answered with a redirect to %s, not followed: give the final URL in --prometheus.url", req.URL.Redacted())
+		return fmt.Errorf("redirect to %s not followed: give the final URL in --prometheus.url", req.URL.Redacted())
 	}
 	client.Timeout = cfg.Timeout
 	ac, err := api.NewClient(api.Config{Address: cfg.URL.String(), Client: client})
@@ -105,7 +105,7 @@ func (s *Source) query(ctx context.Context, q string) (model.Vector, error) {
 	}
 	vec, ok := v.(model.Vector)
 	if !ok {
-		return nil, fmt.Errorf("Prometheus at %s answered %s for %s, want a vector", s.url, v.Type(), q)
+		return nil, fmt.Errorf("the Prometheus at %s answered %s for %s, want a vector", s.url, v.Type(), q)
 	}
 	return vec, nil
 }
@@ -121,7 +121,7 @@ func (s *Source) queryRange(ctx context.Context, q string, step time.Duration) (
 	}
 	m, ok := v.(model.Matrix)
 	if !ok {
-		return nil, fmt.Errorf("Prometheus at %s answered %s for %s, want a matrix", s.url, v.Type(), q)
+		return nil, fmt.Errorf("the Prometheus at %s answered %s for %s, want a matrix", s.url, v.Type(), q)
 	}
 	return m, nil
 }

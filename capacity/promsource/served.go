@@ -96,12 +96,13 @@ func (s *Source) probers(ctx context.Context) (int, error) {
 }
 
 // History is how much of the window had data: from the first rate to the
-// last, plus the rate interval the first one covers.
+// last, plus the step before the first (a rate needs two samples, so the
+// first comes a scrape or so after the data begins).
 func (r *Rates) History() time.Duration {
 	if len(r.Points) == 0 {
 		return 0
 	}
-	return min(r.Points[len(r.Points)-1].T.Sub(r.Points[0].T)+r.RateInterval, r.Window)
+	return min(r.Points[len(r.Points)-1].T.Sub(r.Points[0].T)+r.Step, r.Window)
 }
 
 // Partial reports whether history covers less than 95 % of the window.

@@ -45,6 +45,7 @@ func run(args []string) int {
 	mock := app.Command("mock-vllm", mockHelp)
 	m.register(mock)
 	bench := newBenchCmd(app)
+	planCmd := newPlanCmd(app)
 
 	cmd, err := app.Parse(helpForDefault(args, app))
 	if err != nil {
@@ -58,6 +59,8 @@ func run(args []string) int {
 		return bench.run()
 	case bench.compare.cmd.FullCommand():
 		return bench.compare.run()
+	case planCmd.cmd.FullCommand():
+		return planCmd.run()
 	default:
 		return f.run()
 	}

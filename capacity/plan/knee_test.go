@@ -1,0 +1,61 @@
+package plan
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadKnee(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	k, err := ReadKnee(write("ok.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "knee_achieved_request_rate": 3.9,
+		"points": [{"kind": "max-throughput", "request_rate": "inf", "completed": 10, "total_input_tokens": 1, "total_output_tokens": 1},
+		{"kind": "rate", "request_rate": 2, "completed": 10, "total_input_tokens": 10, "total_output_tokens": 10},
+		{"kind": "rate", "request_rate": 4, "completed": 10, "total_input_tokens": 5120, "total_output_tokens": 1280, "llm_prober_workload": "random 512/128",
+		 "requests": [{"ttft": 0.1}]}]}`))
+	if err != nil || k.Rate != 3.9 || k.Offered != 4 || k.PromptMean != 512 || k.OutputMean != 128 || k.Workload != "random 512/128" {
+		t.Errorf("knee %+v, %v: want 3.9 achieved at 4 offered, 512/128 tokens", k, err)
+	}
+	// An older file without the achieved rate: the offered one.
+	k, err = ReadKnee(write("offered.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "points": []}`))
+	if err != nil || k.Rate != 4 || !math.IsNaN(k.PromptMean) {
+		t.Errorf("offered only: %+v, %v", k, err)
+	}
+	for name, c := range map[string]struct{ body, want string }{
+		"noknee.json":  {`{"knee_goodput_percent": 99, "points": []}`, "found no knee"},
+		"zero.json":    {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": 0}`, "not a positive rate"},
+		"run.json":     {`{"completed": 10, "request_rate": 4}`, "not a bench --sweep --output-json file"},
+		"garbled.json": {`{"knee_goodput_percent": 99, "knee_request_rate": `, "not a bench --sweep"},
+		"string.json":  {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": "NaN"}`, "not a bench --sweep"},
+		"empty.json":   {``, "not a bench --sweep"},
+	} {
+		if _, err := ReadKnee(write(name, c.body)); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v, want an error naming the file and %q", name, err, c.want)
+		}
+	}
+	if _, err := ReadKnee(filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "--knee-file") {
+		t.Errorf("missing: %v", err)
+	}
+	for _, r := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if _, err := KneeFromRate(r); err == nil {
+			t.Errorf("--knee-rate %g accepted", r)
+		}
+	}
+}
+
+func TestFloatJSON(t *testing.T) {
+	for v, want := range map[float64]string{math.NaN(): "null", math.Inf(1): "null", 640: "640", 0.5: "0.5"} {
+		if b, _ := Float(v).MarshalJSON(); string(b) != want {
+			t.Errorf("%g: %s, want %s", v, b, want)
+		}
+	}
+}
