@@ -103,7 +103,11 @@ func DeriveWorkload(ctx context.Context, q PromQuerier, o DeriveOptions) (*Deriv
 	} else {
 		w.Notes = append(w.Notes, "no "+promFinished+" samples: no mean rate")
 	}
-	w.Burstiness = FitBurstiness(counts, step.Seconds())
+	k, err := scrapeBlock(ctx, q, sel, o, step, last.Sub(first))
+	if err != nil {
+		return nil, fmt.Errorf("%s (%s): %w", promFinished, where, err)
+	}
+	w.Burstiness = FitBurstiness(blockCounts(counts, k), float64(k)*step.Seconds())
 	w.PrefixCacheHitRate, err = queryHitRate(ctx, q, sel, o)
 	if err != nil {
 		return nil, fmt.Errorf("prefix cache (%s): %w", where, err)
@@ -276,6 +280,45 @@ func queryCounts(ctx context.Context, q PromQuerier, sel string, o DeriveOptions
 		}
 	}
 	return counts, step, first, last, targets, nil
+}
+
+// scrapeBlock is how many steps a counted interval must span to count
+// whole scrape intervals: a counter scraped every 2m read at 1m steps
+// alternates 0 and the 2m count, which a fit would read as wild
+// burstiness. Blocks of k steps, k the smallest that spans a whole number
+// of scrape intervals (r steps each), count whole intervals each.
+func scrapeBlock(ctx context.Context, q PromQuerier, sel string, o DeriveOptions, step, span time.Duration) (int, error) {
+	rng := "[" + model.Duration(o.Window).String() + "]"
+	v, err := queryVector(ctx, q, "max(count_over_time("+promFinished+sel+rng+"))", o)
+	if err != nil || len(v) == 0 || v[0].Value < 2 || span <= 0 {
+		return 1, err
+	}
+	r := float64(span) / float64(v[0].Value-1) / float64(step)
+	if r <= 1.05 {
+		return 1, nil
+	}
+	for k := int(math.Ceil(r - 0.05)); k <= 10*int(math.Ceil(r)); k++ {
+		if x := float64(k) / r; math.Abs(x-math.Round(x)) < 0.05*math.Round(x) {
+			return k, nil
+		}
+	}
+	return int(math.Ceil(2 * r)), nil
+}
+
+// blockCounts sums counts in blocks of k (NaN where any is missing).
+func blockCounts(counts []float64, k int) []float64 {
+	if k <= 1 {
+		return counts
+	}
+	out := make([]float64, 0, len(counts)/k)
+	for i := 0; i+k <= len(counts); i += k {
+		var s float64
+		for _, c := range counts[i : i+k] {
+			s += c
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // queryHitRate is hits ÷ queries over the window; nil without counters.
