@@ -55,6 +55,11 @@ type Config struct {
 
 // Config checks the flags; its errors name the flag (a usage error).
 func (f *Flags) Config() (*Config, error) {
+	if f.URL == "" {
+		// Checked here, not by kingpin: bench registers these flags too,
+		// and needs them only with --workload-from-prometheus.
+		return nil, fmt.Errorf("--prometheus.url is required")
+	}
 	u, err := url.Parse(f.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--prometheus.url %q: want an http:// or https:// URL", f.URL)
