@@ -2,15 +2,20 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
 // Contradictory flags are refused before any network (exit 2), and an
@@ -152,4 +157,55 @@ func TestBenchWorkloadFromPrometheus(t *testing.T) {
 		t.Errorf("the run's JSON does not record the workload's origin")
 	}
 	t.Logf("%s", log)
+}
+
+// The prefix closes the loop: a workload whose served prefix-cache hit
+// rate was 30 % (prompts of 900–1,100 tokens) gets a 300-token shared
+// prefix, and the mock's simulated prefix cache (vLLM's: 16-token
+// blocks, the last prompt token recomputed) then reports about that
+// rate: 288 of 1,000 tokens, less the first request's miss.
+func TestBenchWorkloadPrefixHitRate(t *testing.T) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}
+	o.PrefixCacheBlocks = 1 << 16
+	s := mockvllm.New(o)
+	ts := httptest.NewServer(s)
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	h := 0.3
+	w := &loadtest.DerivedWorkload{Version: 1, RequestRate: 200, PrefixCacheHitRate: &h,
+		Origin: loadtest.WorkloadOrigin{Source: "prometheus", Selector: "{}", Window: "1d", Requests: 1000},
+		Input:  loadtest.LengthDist{Buckets: []loadtest.LengthBucket{{Lo: 900, Hi: 1100, Requests: 1000}}, Requests: 1000, Mean: 1000},
+		Output: loadtest.LengthDist{Buckets: []loadtest.LengthBucket{{Lo: 0, Hi: 4, Requests: 1000}}, Requests: 1000, Mean: 2},
+	}
+	w.PrefixTokens, _ = loadtest.PrefixForHitRate(h, &w.Input)
+	wf := filepath.Join(t.TempDir(), "w.json")
+	if err := w.Save(wf); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, log := benchCLI(t, "--url", ts.URL, "--api", "completions", "--workload-file", wf, "--num-prompts", "200",
+		"--progress", "off", "--no-server-metrics")
+	if code != 0 || !strings.Contains(log, "--prefix-tokens 300") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+	}
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	sum := func(name string) float64 {
+		var v float64
+		for _, line := range strings.Split(string(body), "\n") {
+			if f := strings.Fields(line); strings.HasPrefix(line, name) && len(f) == 2 {
+				x, _ := strconv.ParseFloat(f[1], 64)
+				v += x
+			}
+		}
+		return v
+	}
+	hits, queries := sum("vllm:prefix_cache_hits_total"), sum("vllm:prefix_cache_queries_total")
+	if got := hits / queries; queries == 0 || got < 0.27 || got > 0.31 {
+		t.Errorf("the mock served %.3f of prompt tokens from its cache (%g of %g), want about 0.287", got, hits, queries)
+	}
+	t.Logf("served hit rate %.4f", hits/queries)
 }
