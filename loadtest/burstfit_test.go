@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +107,53 @@ func TestFitBurstinessOdd(t *testing.T) {
 	}
 	if f := FitBurstiness(c, 60); f.Shape != MinShape || !f.Clamped || !strings.Contains(f.Describe(), "clamped") {
 		t.Errorf("alternating bursts: %+v, want the shape clamped at %g", f, MinShape)
+	}
+}
+
+// departureCounts counts per minute, over days, the requests of bench's
+// arrival generator (2 req/s, gamma shape) finishing after exponential
+// durations of mean svc seconds: what the server's counter sees.
+func departureCounts(shape, svc float64, days int) []float64 {
+	a := newArrivals(2, shape, 3)
+	rng := rand.New(rand.NewPCG(1, 1))
+	counts := make([]float64, days*1440)
+	end := time.Duration(len(counts)) * time.Minute
+	for {
+		at := a.next()
+		if at >= end {
+			return counts
+		}
+		if i := int((at + time.Duration(rng.ExpFloat64()*svc*float64(time.Second))) / time.Minute); i < len(counts) {
+			counts[i]++
+		}
+	}
+}
+
+// Finished requests trail arrivals by their duration, which smooths
+// bursts over a short interval: per minute, gamma 0.3 arrivals with 60 s
+// durations fit as about 0.7 and gamma 3 with 10 s as about 2. Counted in
+// intervals of 30 mean durations (serviceBlock) the fit is back within
+// 25 % (a week of minutes; seeds fixed).
+func TestFitBurstinessDepartures(t *testing.T) {
+	for _, c := range []struct{ shape, svc float64 }{{0.3, 60}, {3, 10}} {
+		counts := departureCounts(c.shape, c.svc, 7)
+		naive := FitBurstiness(counts, 60)
+		k := serviceBlock(c.svc, time.Minute, len(counts), 1)
+		f := FitBurstiness(blockCounts(counts, k), float64(k)*60)
+		if math.Abs(f.Shape-c.shape)/c.shape > 0.25 || math.Abs(naive.Shape-c.shape)/c.shape < 0.3 {
+			t.Errorf("shape %g, durations %gs: per minute %.3f, per %d minutes %.3f; want the latter within 25%%", c.shape, c.svc, naive.Shape, k, f.Shape)
+		}
+		t.Logf("shape %g, durations %gs: per minute %.3f, per %d minutes %.3f (%.3f–%.3f)", c.shape, c.svc, naive.Shape, k, f.Shape, f.Low, f.High)
+	}
+	for _, c := range []struct {
+		svc     float64
+		n, k, want int
+	}{
+		{0, 1440, 1, 1}, {math.NaN(), 1440, 1, 1}, {1, 1440, 1, 1}, {10, 1440, 1, 5}, {60, 1440, 1, 14},
+		{60, 10080, 1, 30}, {10, 1440, 2, 6}, {10, 1440, 8, 8}, {math.Inf(1), 1440, 1, 1},
+	} {
+		if got := serviceBlock(c.svc, time.Minute, c.n, c.k); got != c.want {
+			t.Errorf("serviceBlock(%g s, %d steps, scrape %d) = %d, want %d", c.svc, c.n, c.k, got, c.want)
+		}
 	}
 }

@@ -36,6 +36,7 @@ const (
 	promFinished     = "llm_prober_server_requests_finished_total"
 	promPrefixHits   = "llm_prober_server_prefix_cache_hits_total"
 	promPrefixQuery  = "llm_prober_server_prefix_cache_queries_total"
+	promE2E          = "llm_prober_server_e2e_request_latency_seconds"
 )
 
 // maxRangePoints keeps a range query under Prometheus's 11,000 points.
@@ -107,7 +108,16 @@ func DeriveWorkload(ctx context.Context, q PromQuerier, o DeriveOptions) (*Deriv
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", promFinished, where, err)
 	}
-	w.Burstiness = FitBurstiness(blockCounts(counts, k), float64(k)*step.Seconds())
+	svc, err := queryMeanService(ctx, q, sel, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s (%s): %w", promE2E, where, err)
+	}
+	ks := serviceBlock(svc, step, len(counts), k)
+	w.Burstiness = FitBurstiness(blockCounts(counts, ks), float64(ks)*step.Seconds())
+	if ks > k {
+		w.Burstiness.Note = strings.TrimPrefix(w.Burstiness.Note+fmt.Sprintf("; counted in %s intervals, %d× the mean request duration (%.1fs): finished requests trail arrivals by it",
+			time.Duration(ks)*step, serviceSpan, svc), "; ")
+	}
 	w.PrefixCacheHitRate, err = queryHitRate(ctx, q, sel, o)
 	if err != nil {
 		return nil, fmt.Errorf("prefix cache (%s): %w", where, err)
@@ -303,6 +313,46 @@ func scrapeBlock(ctx context.Context, q PromQuerier, sel string, o DeriveOptions
 		}
 	}
 	return int(math.Ceil(2 * r)), nil
+}
+
+// serviceSpan is how many mean request durations a counted interval
+// spans at least. The fit counts finished requests, which trail arrivals
+// by their duration: over an interval not much longer, that delay smooths
+// bursts (gamma 0.3 arrivals with 60 s exponential durations fit as 0.72
+// per minute, 0.34 per 30 minutes; see TestFitBurstinessDepartures).
+const serviceSpan = 30
+
+// minFitBlocks is the fewest intervals longer blocks may leave.
+const minFitBlocks = 100
+
+// serviceBlock is the block (in steps) the fit counts in: at least k (the
+// scrape's), at least serviceSpan mean durations svc (seconds, 0:
+// unknown), a multiple of k, and at most what leaves minFitBlocks.
+func serviceBlock(svc float64, step time.Duration, n, k int) int {
+	if !(svc > 0) || math.IsInf(svc, 0) {
+		return k
+	}
+	want := int(math.Ceil(serviceSpan * svc / step.Seconds()))
+	want = min(want, n/minFitBlocks)
+	if want <= k {
+		return k
+	}
+	return (want + k - 1) / k * k
+}
+
+// queryMeanService is the mean server-side request duration over the
+// window (seconds; 0 without the histogram).
+func queryMeanService(ctx context.Context, q PromQuerier, sel string, o DeriveOptions) (float64, error) {
+	rng := "[" + model.Duration(o.Window).String() + "]"
+	sum, err := queryVector(ctx, q, "sum("+served("", "increase("+promE2E+"_sum"+sel+rng+")")+")", o)
+	if err != nil {
+		return 0, err
+	}
+	count, err := queryVector(ctx, q, "sum("+served("", "increase("+promE2E+"_count"+sel+rng+")")+")", o)
+	if err != nil || len(sum) == 0 || len(count) == 0 || !(count[0].Value > 0) {
+		return 0, err
+	}
+	return float64(sum[0].Value / count[0].Value), nil
 }
 
 // blockCounts sums counts in blocks of k (NaN where any is missing).

@@ -66,6 +66,19 @@ func prefixCounters(tr testutil.Traffic, counts []float64) []byte {
 			}
 		}
 	}
+	// Requests last 20 s on average: the fit counts 10-minute intervals.
+	fmt.Fprintf(b, "# HELP llm_prober_server_e2e_request_latency_seconds Latency.\n# TYPE llm_prober_server_e2e_request_latency_seconds histogram\n")
+	cum := 0.0
+	for i := 0; i <= len(counts); i++ {
+		if i > 0 {
+			cum += counts[i-1]
+		}
+		ts := tr.Start.Add(time.Duration(i) * time.Minute).Unix()
+		l := `job="llm-prober",instance="p1",target="a",backend="vllm",model="m",engine="0"`
+		fmt.Fprintf(b, "llm_prober_server_e2e_request_latency_seconds_bucket{%s,le=\"+Inf\"} %g %d\n", l, cum, ts)
+		fmt.Fprintf(b, "llm_prober_server_e2e_request_latency_seconds_count{%s} %g %d\n", l, cum, ts)
+		fmt.Fprintf(b, "llm_prober_server_e2e_request_latency_seconds_sum{%s} %g %d\n", l, 20*cum, ts)
+	}
 	b.WriteString("# EOF\n")
 	return b.Bytes()
 }
@@ -113,9 +126,10 @@ func TestDeriveWorkloadFromPrometheus(t *testing.T) {
 	if want := total / (24 * 3600); math.Abs(w.RequestRate-want) > 1e-9*want {
 		t.Errorf("rate %g, want %g", w.RequestRate, want)
 	}
-	exact := FitBurstiness(append([]float64{math.NaN()}, counts...), 60)
-	if math.Abs(w.Burstiness.Shape-exact.Shape) > 1e-9 || math.Abs(w.Burstiness.Shape-0.5) > 0.075 || w.Burstiness.Intervals != 1439 {
-		t.Errorf("burstiness %+v; the exact counts fit %.4f, the generator's shape is 0.5", w.Burstiness, exact.Shape)
+	exact := FitBurstiness(blockCounts(append([]float64{math.NaN()}, counts...), 10), 600)
+	if math.Abs(w.Burstiness.Shape-exact.Shape) > 1e-9 || math.Abs(w.Burstiness.Shape-0.5) > 0.15 || w.Burstiness.Intervals != 142 ||
+		!strings.Contains(w.Burstiness.Note, "counted in 10m0s intervals, 30× the mean request duration (20.0s)") {
+		t.Errorf("burstiness %+v; the exact counts in 10-minute blocks fit %.4f, the generator's shape is 0.5", w.Burstiness, exact.Shape)
 	}
 	if w.PrefixCacheHitRate == nil || math.Abs(*w.PrefixCacheHitRate-0.25) > 1e-6 {
 		t.Errorf("prefix-cache hit rate %v, want 0.25", w.PrefixCacheHitRate)
