@@ -146,7 +146,7 @@ func TestFitBurstinessDepartures(t *testing.T) {
 		t.Logf("shape %g, durations %gs: per minute %.3f, per %d minutes %.3f (%.3f–%.3f)", c.shape, c.svc, naive.Shape, k, f.Shape, f.Low, f.High)
 	}
 	for _, c := range []struct {
-		svc     float64
+		svc        float64
 		n, k, want int
 	}{
 		{0, 1440, 1, 1}, {math.NaN(), 1440, 1, 1}, {1, 1440, 1, 1}, {10, 1440, 1, 5}, {60, 1440, 1, 14},
