@@ -115,8 +115,12 @@ func DeriveWorkload(ctx context.Context, q PromQuerier, o DeriveOptions) (*Deriv
 	ks := serviceBlock(svc, step, len(counts), k)
 	w.Burstiness = FitBurstiness(blockCounts(counts, ks), float64(ks)*step.Seconds())
 	if ks > k {
-		w.Burstiness.Note = strings.TrimPrefix(w.Burstiness.Note+fmt.Sprintf("; counted in %s intervals, %d× the mean request duration (%.1fs): finished requests trail arrivals by it",
-			time.Duration(ks)*step, serviceSpan, svc), "; ")
+		span := time.Duration(ks) * step
+		w.Burstiness.Note = strings.TrimPrefix(w.Burstiness.Note+fmt.Sprintf("; counted in %s intervals, %.0f× the mean request duration (%.1fs): finished requests trail arrivals by it",
+			span, span.Seconds()/svc, svc), "; ")
+		if span.Seconds() < serviceSpan*svc {
+			w.Burstiness.Note += fmt.Sprintf(" (%d× would leave fewer than %d intervals: the fit leans towards 1)", serviceSpan, minFitBlocks)
+		}
 	}
 	w.PrefixCacheHitRate, err = queryHitRate(ctx, q, sel, o)
 	if err != nil {
