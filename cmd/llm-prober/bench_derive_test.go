@@ -29,6 +29,7 @@ func TestBenchDeriveFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--save-workload", wf}, 2, "--save-workload needs --workload-from-prometheus"},
+		{[]string{"--prometheus.url", "http://127.0.0.1:1"}, 2, "only with --workload-from-prometheus"},
 		{[]string{"--workload-from-prometheus", "--workload-file", wf}, 2, "choose one"},
 		{[]string{"--workload-file", wf, "--input-tokens", "10"}, 2, "--input-tokens, --output-tokens and --range-ratio conflict"},
 		{[]string{"--workload-file", wf, "--output-tokens", "10"}, 2, "conflict with a derived workload"},
