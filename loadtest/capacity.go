@@ -88,6 +88,11 @@ func (p *Plan) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "replicas = ceil(ceil(required / knee) × headroom)\n")
 	fmt.Fprintf(w, "         = ceil(ceil(%.3f / %.3f) × %g) = ceil(%d × %g) = %d\n",
 		p.RequiredRate, p.KneeRate, p.Headroom, p.BaseReplicas, p.Headroom, p.Replicas)
+	// A measured rate just past a multiple of the knee (1.00004 / 0.25)
+	// prints as the multiple: show the quotient the ceiling took.
+	if r3 := func(f float64) float64 { return math.Round(f*1000) / 1000 }; int(math.Ceil(r3(p.RequiredRate)/r3(p.KneeRate)-1e-9)) != p.BaseReplicas {
+		fmt.Fprintf(w, "         (required / knee = %.6f before rounding)\n", p.RequiredRate/p.KneeRate)
+	}
 	fmt.Fprintf(w, "GPUs = replicas × GPUs per replica = %d × %d = %d\n", p.Replicas, p.GPUsPerReplica, p.GPUs)
 	fmt.Fprintf(w, "=> %d replicas, %d GPUs\n", p.Replicas, p.GPUs)
 	fmt.Fprintln(w, "==================================================")

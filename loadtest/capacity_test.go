@@ -35,3 +35,23 @@ func TestPlanSeedWorkedExample(t *testing.T) {
 		}
 	}
 }
+
+// A required rate just past a multiple of the knee prints as that
+// multiple: the plan shows the quotient its ceiling took.
+func TestPlanShowsQuotientPastAMultiple(t *testing.T) {
+	p, err := NewPlan(0.25, 0, 1.00004, 0, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	p.WriteText(&b)
+	if p.BaseReplicas != 5 || !strings.Contains(b.String(), "ceil(ceil(1.000 / 0.250) × 2) = ceil(5 × 2) = 10") ||
+		!strings.Contains(b.String(), "(required / knee = 4.000160 before rounding)") {
+		t.Errorf("%d base replicas:\n%s", p.BaseReplicas, b.String())
+	}
+	b.Reset()
+	p, _ = NewPlan(0.25, 0, 1, 0, 2, 1)
+	if p.WriteText(&b); strings.Contains(b.String(), "before rounding") {
+		t.Errorf("an exact multiple shows a quotient:\n%s", b.String())
+	}
+}

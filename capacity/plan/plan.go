@@ -121,13 +121,16 @@ func Run(ctx context.Context, src *promsource.Source, o Options) (*Result, error
 	r.ByHour = rates.ByHour(loc)
 	r.Busiest = promsource.BusiestHour(r.ByHour)
 	if r.MeanRate <= 0 || r.PeakRate <= 0 {
-		return nil, fmt.Errorf("%w: the targets matching %s served no requests in the window (%s of history)", promsource.ErrNoData, src.Selector(), rates.History())
+		return nil, fmt.Errorf("%w: the targets matching %s served no requests in the window (%s of history)", promsource.ErrNoData, src.Selector(), about(rates.History()))
 	}
 	if r.Partial {
-		r.warn("only %s of history in the %s window: the peak and the daily volume are those of that history, not a full window", short(rates.History()), short(rates.Window))
+		r.warn("only %s of history in the %s window: the peak and the daily volume are those of that history, not a full window", about(rates.History()), short(rates.Window))
+	}
+	if rates.Step > rates.RateInterval {
+		r.warn("the %s window needs a step of %s, longer than the %s rates: a peak shorter than %s may fall between them; plan a shorter window or raise --rate-interval", short(rates.Window), short(rates.Step), short(rates.RateInterval), short(rates.Step))
 	}
 	if h := rates.History(); h < 24*time.Hour {
-		r.warn("less than a day of history: the busiest hour of the day is that of %s, not of a typical day", short(h))
+		r.warn("less than a day of history: the busiest hour of the day is that of %s, not of a typical day", about(h))
 	}
 	if r.P99Rate > 0 && r.PeakRate > 1.5*r.P99Rate {
 		r.warn("the peak (%.3f req/s at %s) is %.1f× the p99 of the rates: a short burst (a retry storm?); --peak=p99 sizes for the rest", r.PeakRate, r.PeakTime, r.PeakRate/r.P99Rate)
@@ -155,7 +158,7 @@ func Run(ctx context.Context, src *promsource.Source, o Options) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	p.DailySource = fmt.Sprintf("served: mean %.3f req/s over %s of history × 86,400", r.MeanRate, short(rates.History()))
+	p.DailySource = fmt.Sprintf("served: mean %.3f req/s over %s of history × 86,400", r.MeanRate, about(rates.History()))
 	p.PeakSource = r.peakSource()
 	r.plan = p
 	r.Headroom, r.GPUsPerReplica = p.Headroom, p.GPUsPerReplica
@@ -236,3 +239,16 @@ func (r *Result) warn(format string, args ...any) {
 
 // short prints a duration as Prometheus does (2d4h, 5m).
 func short(d time.Duration) string { return model.Duration(d.Round(time.Second)).String() }
+
+// about prints a history's length to a precision a reader needs: the
+// minute under an hour, ten minutes under a day, else the hour (steps
+// need not align with the data: 1d23h59m12s is 2d).
+func about(d time.Duration) string {
+	switch {
+	case d < time.Hour:
+		return short(d.Round(time.Second))
+	case d < 24*time.Hour:
+		return short(d.Round(10 * time.Minute))
+	}
+	return short(d.Round(time.Hour))
+}

@@ -15,9 +15,13 @@ import (
 func (r *Result) WriteText(w io.Writer) {
 	fmt.Fprintln(w, "================ Served traffic ================")
 	fmt.Fprintf(w, "source: %s, selector %s\n", r.Prometheus, r.Selector)
-	fmt.Fprintf(w, "targets: %d matched, their traffic summed: %s (each re-exported by up to %d prober(s), counted once)\n",
-		len(r.Targets), strings.Join(r.Targets, ", "), r.Probers)
-	hist := short(time.Duration(r.History * float64(time.Second)))
+	if len(r.Targets) == 1 {
+		fmt.Fprintf(w, "target: %s (re-exported by %d prober(s), counted once)\n", r.Targets[0], r.Probers)
+	} else {
+		fmt.Fprintf(w, "targets: %d matched, their traffic summed: %s (each re-exported by up to %d prober(s), counted once)\n",
+			len(r.Targets), strings.Join(r.Targets, ", "), r.Probers)
+	}
+	hist := about(time.Duration(r.History * float64(time.Second)))
 	fmt.Fprintf(w, "window: %s to %s, %s of history", short(time.Duration(r.WindowSeconds*float64(time.Second))), r.WindowEnd, hist)
 	if r.Partial {
 		fmt.Fprint(w, " (partial)")

@@ -27,7 +27,10 @@ type Flags struct {
 	RateInterval   model.Duration
 }
 
-// Register adds the source's flags to c.
+// Register adds the source's flags to c. --prometheus.url is not marked
+// required, so that a command may make the source optional (bench without
+// --workload-from-prometheus): Config refuses an empty one, and Given says
+// whether it was given.
 func Register(c *kingpin.CmdClause) *Flags {
 	f := &Flags{Window: model.Duration(7 * 24 * time.Hour), RateInterval: model.Duration(5 * time.Minute)}
 	c.Flag("prometheus.url", "Base URL of the Prometheus that scrapes llm-prober (e.g. http://prometheus:9090).").StringVar(&f.URL)
@@ -53,12 +56,13 @@ type Config struct {
 	RateInterval time.Duration
 }
 
+// Given reports whether --prometheus.url was given.
+func (f *Flags) Given() bool { return f.URL != "" }
+
 // Config checks the flags; its errors name the flag (a usage error).
 func (f *Flags) Config() (*Config, error) {
 	if f.URL == "" {
-		// Checked here, not by kingpin: bench registers these flags too,
-		// and needs them only with --workload-from-prometheus.
-		return nil, fmt.Errorf("--prometheus.url is required")
+		return nil, fmt.Errorf("--prometheus.url is required: the Prometheus that scrapes llm-prober")
 	}
 	u, err := url.Parse(f.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

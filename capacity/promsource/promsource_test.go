@@ -166,6 +166,7 @@ func TestFlagsConfig(t *testing.T) {
 		want string
 	}{
 		{func(f *Flags) { f.URL = "127.0.0.1:9090" }, "--prometheus.url"},
+		{func(f *Flags) { f.URL = "" }, "--prometheus.url is required"},
 		{func(f *Flags) { f.URL = "http://u:p@127.0.0.1:9090" }, "credentials in the URL"},
 		{func(f *Flags) { f.Selector = `{target="a"` }, "--selector"},
 		{func(f *Flags) { f.Selector = `target="a"` }, "in braces"},

@@ -43,3 +43,20 @@ func TestRatesByHour(t *testing.T) {
 		t.Error("empty rates")
 	}
 }
+
+// A fifth of the rate interval, or coarser so a window stays under
+// Prometheus's 11,000 points a series.
+func TestStep(t *testing.T) {
+	for _, c := range []struct{ ri, window, want time.Duration }{
+		{5 * time.Minute, 7 * 24 * time.Hour, 61 * time.Second},
+		{5 * time.Minute, 24 * time.Hour, time.Minute},
+		{5 * time.Minute, 60 * 24 * time.Hour, 519 * time.Second},
+		{10 * time.Second, time.Minute, 2 * time.Second},
+		{time.Second, time.Second, time.Second},
+	} {
+		s := &Source{cfg: Config{RateInterval: c.ri, Window: c.window}}
+		if got := s.Step(); got != c.want || c.window/got > maxPoints+1 {
+			t.Errorf("rate interval %s, window %s: step %s, want %s", c.ri, c.window, got, c.want)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func served(inner string) string {
 // interval, coarser where the window would need more than maxPoints.
 func (s *Source) Step() time.Duration {
 	step := max(s.cfg.RateInterval/5, time.Second, s.cfg.Window/maxPoints)
-	return step.Round(time.Second)
+	return (step + time.Second - 1).Truncate(time.Second) // whole seconds, rounded up
 }
 
 // ServedRates reads rate(llm_prober_server_requests_finished_total[rate

@@ -182,9 +182,6 @@ func TestPlanFromServedTraffic(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d and %q:\n%s%s", c.name, code, c.code, c.want, stdout, log)
 		}
 	}
-	if code, _, log := planCLI(t, "--knee-rate", "3"); code != 2 || !strings.Contains(log, "prometheus.url") {
-		t.Errorf("no --prometheus.url: exit %d, %s", code, log)
-	}
 }
 
 // plan reads the knee and its workload from the file a real sweep wrote.
@@ -228,5 +225,44 @@ func TestPlanReadsBenchSweepFile(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no point at the knee's rate %g in %s", sj.Offered, raw[:min(len(raw), 400)])
+	}
+}
+
+// Series that served nothing (a target idle all window) are no data, not
+// a plan of zero replicas; lengths of no requests are not NaN in a plan.
+func TestPlanIdleTarget(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Hour)
+	tr := testutil.Traffic{Start: now.Add(-3 * time.Hour), Duration: 2 * time.Hour, Interval: time.Minute,
+		Rate:    func(time.Time) float64 { return 0 },
+		Targets: []testutil.TrafficTarget{{Name: "idle", Share: 1, Instances: []string{"p1"}}},
+		Prompt:  []testutil.Length{{Tokens: 10, Share: 1}}, Generation: []testutil.Length{{Tokens: 10, Share: 1}}, Buckets: []float64{100}}
+	prom := testutil.BackfilledPrometheus(t, tr.OpenMetrics(), testutil.PromOptions{})
+	code, stdout, log := planCLI(t, "--prometheus.url", prom.URL, "--window", "2h", "--window.end", now.Add(-time.Hour).Format(time.RFC3339), "--knee-rate", "3")
+	if code != 1 || !strings.Contains(log, "served no requests") || strings.Contains(stdout, "replicas") {
+		t.Errorf("idle target: exit %d\n%s%s", code, stdout, log)
+	}
+}
+
+// --prometheus.http-config-file is checked before any query: an inline
+// secret is refused (without printing it), a missing file is named; so is
+// a missing --prometheus.url.
+func TestPlanHTTPConfigFile(t *testing.T) {
+	if code, _, log := planCLI(t, "--knee-rate", "3"); code != 2 || !strings.Contains(log, "--prometheus.url is required") {
+		t.Errorf("no --prometheus.url: exit %d, %s", code, log)
+	}
+	dir := t.TempDir()
+	hc := filepath.Join(dir, "http.yml")
+	testutil.WriteFile(t, hc, "basic_auth:\n  username: planner\n  password: hunter2-secret\n")
+	code, stdout, log := planCLI(t, "--prometheus.url", "http://127.0.0.1:1", "--knee-rate", "3", "--prometheus.http-config-file", hc)
+	if code != 2 || !strings.Contains(log, "password_file") || !strings.Contains(log, hc) || strings.Contains(log+stdout, "hunter2") {
+		t.Errorf("inline password: exit %d\n%s%s", code, stdout, log)
+	}
+	code, _, log = planCLI(t, "--prometheus.url", "http://127.0.0.1:1", "--knee-rate", "3", "--prometheus.http-config-file", filepath.Join(dir, "nope.yml"))
+	if code != 2 || !strings.Contains(log, "nope.yml") {
+		t.Errorf("missing file: exit %d, %s", code, log)
+	}
+	testutil.WriteFile(t, hc, "basic_auth: [\n")
+	if code, _, log = planCLI(t, "--prometheus.url", "http://127.0.0.1:1", "--knee-rate", "3", "--prometheus.http-config-file", hc); code != 2 || !strings.Contains(log, "http-config-file") {
+		t.Errorf("garbled file: exit %d, %s", code, log)
 	}
 }
