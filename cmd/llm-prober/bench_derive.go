@@ -40,7 +40,7 @@ func (b *benchFlags) checkDerive() error {
 		return errors.New("--workload-from-prometheus and --workload-file both give the workload: choose one")
 	case d.save != "" && !d.fromProm:
 		return errors.New("--save-workload needs --workload-from-prometheus")
-	case d.prom.URL != "" && !d.fromProm:
+	case d.prom.Given() && !d.fromProm:
 		return errors.New("--prometheus.url is read only with --workload-from-prometheus")
 	case !d.fromProm && d.file == "":
 		return nil
