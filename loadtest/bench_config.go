@@ -49,6 +49,7 @@ type BenchConfig struct {
 	MinSamples                              int
 	Label                                   string
 	SaveTexts                               bool // --save-generated-texts
+	Derive                                  DeriveConfig
 
 	// LogIsTerminal: the log writer is a terminal, so --progress auto
 	// draws a bar rather than lines.

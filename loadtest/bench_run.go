@@ -72,6 +72,9 @@ func RunBench(ctx context.Context, b *BenchConfig, out, log io.Writer) (int, err
 	if b.KneeRate > 0 && b.URL == "" && b.Target == "" {
 		return b.planOnly(env)
 	}
+	if err := env.deriveWorkload(ctx); err != nil {
+		return ExitError, err
+	}
 	if env.target, env.client, err = b.benchTarget(ctx); err != nil {
 		return ExitError, err
 	}
@@ -205,6 +208,9 @@ func (env *benchEnv) executeWith(ctx context.Context, o Options, label, jsonPath
 			KV{Key: "llm_prober_prompts", Value: f},
 			KV{Key: "llm_prober_server", Value: res.server},
 			KV{Key: "llm_prober_verdict", Value: res.verdict})
+		if dw := b.Derive.derived; dw != nil {
+			head = append(head, KV{Key: "llm_prober_derived_workload", Value: dw})
+		}
 		if err := jo.Write(jsonPath, head); err != nil {
 			return nil, err
 		}

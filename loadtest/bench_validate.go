@@ -65,6 +65,12 @@ func (env *benchEnv) parseFlags() error {
 	if err := b.checkWorkload(); err != nil {
 		return err
 	}
+	if err := b.checkDerive(); err != nil {
+		return err
+	}
+	if err := b.checkDerive(); err != nil {
+		return err
+	}
 	if sweep {
 		if err := env.parseSweep(); err != nil {
 			return err

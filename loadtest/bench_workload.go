@@ -72,6 +72,12 @@ func (b *BenchConfig) workload(ctx context.Context, client *http.Client, t *conf
 		return d, z, err
 	}
 	w := NewSynthetic(b.InputTokens, b.OutputTokens, b.PrefixTokens, b.RangeRatio, b.Seed, z)
+	if dw := b.Derive.derived; dw != nil {
+		w = NewSyntheticFrom(dw, b.PrefixTokens, b.Seed, z)
+		if limit > 0 {
+			w.LimitContext(limit - z.Overhead)
+		}
+	}
 	if tk != nil {
 		if err := z.Check(ctx, tk, w, 8); err != nil {
 			return nil, nil, err
@@ -86,6 +92,14 @@ func (b *BenchConfig) workload(ctx context.Context, client *http.Client, t *conf
 func (b *BenchConfig) fitContext(limit int, source string, overhead int) error {
 	in, out := b.PrefixTokens+SpreadMax(b.InputTokens, b.RangeRatio), SpreadMax(b.OutputTokens, b.RangeRatio)
 	if limit <= 0 || in+out+overhead <= limit {
+		return nil
+	}
+	if b.Derive.derived != nil {
+		// The served lengths fit the server; longer draws (from the top
+		// bucket's extrapolation) are clipped to its context instead.
+		if b.PrefixTokens+1+overhead >= limit {
+			return fmt.Errorf("the %d-token shared prefix does not fit the server's context of %d tokens (%s): lower --prefix-tokens", b.PrefixTokens, limit, source)
+		}
 		return nil
 	}
 	return fmt.Errorf("--input-tokens %d + --output-tokens %d do not fit the server's context of %d tokens (%s): "+

@@ -18,6 +18,10 @@ type Synthetic struct {
 	Tok *Sizing
 
 	prefix string
+	// From a derived workload: lengths drawn from the served ones.
+	inDist, outDist *lengthSampler
+	derived         *DerivedWorkload
+	limit           int // prompt + output tokens a derived request may take (0: no limit)
 }
 
 // NewSynthetic prepares the shared prefix.
@@ -55,6 +59,9 @@ func (s *Synthetic) Item(i int) Item {
 	rng := itemRand(s.Seed, i)
 	in := spread(rng, s.InputTokens, s.RangeRatio)
 	out := spread(rng, s.OutputTokens, s.RangeRatio)
+	if s.inDist != nil {
+		in, out = s.drawDerived(rng)
+	}
 	p := s.words(rng, s.Tok.words(in))
 	if s.prefix != "" {
 		p = s.prefix + " " + p
@@ -64,6 +71,9 @@ func (s *Synthetic) Item(i int) Item {
 
 // Describe names the workload.
 func (s *Synthetic) Describe() string {
+	if s.derived != nil {
+		return s.describeDerived()
+	}
 	d := fmt.Sprintf("synthetic: %d input tokens, %d output tokens", s.InputTokens, s.OutputTokens)
 	if s.RangeRatio > 0 {
 		d += fmt.Sprintf(" (±%g)", s.RangeRatio)

@@ -37,8 +37,8 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("target", "Name of a target in --config.file.").StringVar(&b.Target)
 	c.Flag("api-key-file", "File holding a bearer token for --url (else $OPENAI_API_KEY if set).").StringVar(&b.APIKeyFile)
 
-	c.Flag("request-rate", "Open-loop arrival rate in requests/s, or inf to send all at once.").Default("inf").StringVar(&b.Rate)
-	c.Flag("burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, lower burstier, higher more regular.").Default("1").Float64Var(&b.Burstiness)
+	c.Flag("request-rate", "Open-loop arrival rate in requests/s, or inf to send all at once.").Default("inf").IsSetByUser(&b.Derive.RateSet).StringVar(&b.Rate)
+	c.Flag("burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, lower burstier, higher more regular.").Default("1").IsSetByUser(&b.Derive.BurstinessSet).Float64Var(&b.Burstiness)
 	c.Flag("max-concurrency", "Most requests in flight in an open-loop run (0: no cap).").Default("0").IntVar(&b.MaxConcurrency)
 	c.Flag("concurrency", "Closed loop: this many users, each sending its next request when the last ends (overrides --request-rate).").Default("0").IntVar(&b.Concurrency)
 	c.Flag("num-prompts", "Measured requests (ignored with --duration).").Default("1000").IntVar(&b.NumPrompts)
@@ -48,10 +48,10 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 
 	c.Flag("dataset-name", "Workload: random (synthetic), sharegpt or jsonl.").Default("random").EnumVar(&b.Dataset, "random", "sharegpt", "jsonl")
 	c.Flag("dataset-path", "ShareGPT JSON or JSONL file ({\"prompt\":…, \"output_tokens\":…} a line).").StringVar(&b.DatasetPath)
-	c.Flag("input-tokens", "Synthetic prompt length in tokens.").Default("1024").IntVar(&b.InputTokens)
+	c.Flag("input-tokens", "Synthetic prompt length in tokens.").Default("1024").IsSetByUser(&b.Derive.InputTokensSet).IntVar(&b.InputTokens)
 	c.Flag("output-tokens", "Output length in tokens (datasets: overrides theirs when > 0).").Default("128").IsSetByUser(&b.OutputTokensSet).IntVar(&b.OutputTokens)
-	c.Flag("range-ratio", "Synthetic lengths uniform in [n(1-r), n(1+r)].").Default("0").Float64Var(&b.RangeRatio)
-	c.Flag("prefix-tokens", "Tokens of a prefix shared by every synthetic prompt (exercises the prefix cache).").Default("0").IntVar(&b.PrefixTokens)
+	c.Flag("range-ratio", "Synthetic lengths uniform in [n(1-r), n(1+r)].").Default("0").IsSetByUser(&b.Derive.RangeRatioSet).Float64Var(&b.RangeRatio)
+	c.Flag("prefix-tokens", "Tokens of a prefix shared by every synthetic prompt (exercises the prefix cache).").Default("0").IsSetByUser(&b.Derive.PrefixTokensSet).IntVar(&b.PrefixTokens)
 	c.Flag("fresh-prompts", "Keep every run (every sweep point) out of the prefix cache: a new seed per point (--seed + k), a new cache_salt on vLLM, and POST /reset_prefix_cache before each run where the server offers it (vLLM with VLLM_SERVER_DEV_MODE=1). Off with --prefix-tokens, which asks for sharing.").Default("true").BoolVar(&b.FreshPrompts)
 	c.Flag("seed", "Seed of prompts, lengths and arrivals: the same seed sends the same run.").Default("0").Int64Var(&b.Seed)
 	c.Flag("ignore-eos", "Pin output lengths with ignore_eos and min_tokens (--no-ignore-eos for servers that reject them).").Default("true").BoolVar(&b.IgnoreEOS)
@@ -86,6 +86,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.Headroom)
 	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.GPUsPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.KneeRate)
+	addDeriveFlags(c, &b.Derive)
 	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
 	b.compare = newBenchCompareCmd(c, b)
 	return b
