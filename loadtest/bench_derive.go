@@ -31,7 +31,7 @@ func (b *BenchConfig) checkDerive() error {
 		return errors.New("--workload-from-prometheus and --workload-file both give the workload: choose one")
 	case d.Save != "" && !d.FromPrometheus:
 		return errors.New("--save-workload needs --workload-from-prometheus")
-	case d.Prometheus.Given() && !d.FromPrometheus:
+	case d.Prometheus != nil && d.Prometheus.Given() && !d.FromPrometheus:
 		return errors.New("--prometheus.url is read only with --workload-from-prometheus")
 	case !d.FromPrometheus && d.File == "":
 		return nil
@@ -39,6 +39,8 @@ func (b *BenchConfig) checkDerive() error {
 		return fmt.Errorf("--dataset-name %s conflicts with a derived workload (its lengths come from the served traffic)", b.Dataset)
 	case d.InputTokensSet || b.OutputTokensSet || d.RangeRatioSet:
 		return errors.New("--input-tokens, --output-tokens and --range-ratio conflict with a derived workload (its lengths come from the served traffic)")
+	case d.FromPrometheus && d.Prometheus == nil:
+		return errors.New("--workload-from-prometheus needs --prometheus.url")
 	}
 	if d.FromPrometheus {
 		if _, err := d.Prometheus.Config(); err != nil {
