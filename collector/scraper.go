@@ -79,11 +79,15 @@ type scraper struct {
 	dropsCounted drops
 	// restart tells restarts from other replicas (restart.go).
 	restart restartState
+	// served follows the served request rate, for capacity (capacity.go),
+	// on the Manager's clock (replaced in tests).
+	served servedRate
+	clock  func() time.Time
 }
 
 func newScraper(spec *targetSpec, client *http.Client, clientErr error, slots chan struct{}, logger log.Logger) *scraper {
 	s := &scraper{spec: spec, client: client, clientErr: clientErr, slots: slots,
-		ctr: newCounters(), logger: log.With(logger, "target", spec.name), done: make(chan struct{})}
+		ctr: newCounters(), logger: log.With(logger, "target", spec.name), done: make(chan struct{}), clock: time.Now}
 	for _, src := range spec.passthrough {
 		re, err := anchor(src)
 		if err != nil {
@@ -106,7 +110,7 @@ func (s *scraper) inherit(o *scraper) {
 	defer o.mu.Unlock()
 	s.ctr = o.ctr.clone()
 	s.ran, s.lastOK, s.lastReason, s.lastDur = o.ran, o.lastOK, o.lastReason, o.lastDur
-	s.data, s.dropsCounted, s.restart = o.data, o.dropsCounted, o.restart
+	s.data, s.dropsCounted, s.restart, s.served = o.data, o.dropsCounted, o.restart, o.served
 }
 
 // start runs the scraper's first scrape after phase, then every interval.
@@ -180,6 +184,9 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 	} else {
 		snap.at, snap.sent = time.Now(), start
 		restarted = s.noteRestart(snap) // before data is replaced
+		if cp := s.spec.capacity; cp != nil {
+			s.served.observe(s.clock(), snap.backend, snap.samples, time.Duration(cp.RateWindow))
+		}
 		s.lastOK, s.lastReason, s.data, s.dropsCounted = true, "", snap, drops{}
 	}
 	s.mu.Unlock()

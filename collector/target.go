@@ -24,7 +24,8 @@ type targetSpec struct {
 	timeout     time.Duration
 	passthrough []string
 	http        pconfig.HTTPClientConfig
-	keepAlive   time.Duration // global.keep_alive_timeout, set by Apply
+	keepAlive   time.Duration    // global.keep_alive_timeout, set by Apply
+	capacity    *config.Capacity // a copy; nil without a knee
 }
 
 func newSpec(t *config.Target) *targetSpec {
@@ -59,6 +60,10 @@ func newSpec(t *config.Target) *targetSpec {
 		}
 	}
 	s.http = config.ComparableHTTP(*t.ServerMetricsHTTPClientConfig())
+	if t.Capacity != nil {
+		cp := *t.Capacity
+		s.capacity = &cp
+	}
 	return s
 }
 

@@ -1,0 +1,188 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// Knee is what a capacity block takes from a `bench --sweep --output-json`
+// result.
+type Knee struct {
+	// Rate is knee_achieved_request_rate: the request rate the server
+	// completed at the knee. The headroom divides the server's finished
+	// (served) request rate by it, so both are completion rates; the
+	// offered rate (Offered, knee_request_rate) can be higher than what
+	// the server finished while it held the SLOs, and would overstate the
+	// headroom.
+	Rate, Offered  float64
+	GoodputPercent float64 // knee_goodput_percent: the SLO share the knee kept
+	Workload       string  // llm_prober_workload of the first point
+}
+
+// MaxKneeFileBytes caps what is read of a knee file: a sweep result holds
+// every request of every point and can be large, but its knee keys come
+// first and reading stops once they and the workload are found.
+const MaxKneeFileBytes = 64 << 20
+
+// maxWorkloadBytes caps the workload kept from the file: it is a label value.
+const maxWorkloadBytes = 256
+
+// ReadKneeFile reads the knee of a sweep result at name.
+func ReadKneeFile(name string) (*Knee, error) {
+	if err := readable(name); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, cannotRead(err)
+	}
+	defer func() { _ = f.Close() }()
+	lr := &io.LimitedReader{R: f, N: MaxKneeFileBytes}
+	k, found, err := scanKnee(json.NewDecoder(lr))
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return nil, fmt.Errorf("%s: not JSON at byte %d: %v", name, se.Offset, err)
+	case err != nil && lr.N == 0:
+		return nil, fmt.Errorf("%s: no knee in the first %d MiB", name, MaxKneeFileBytes>>20)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, fmt.Errorf("%s: the JSON ends early", name)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %v", name, err)
+	case !found["knee_achieved_request_rate"] && found["knee_goodput_percent"] && !found["knee_request_rate"]:
+		return nil, fmt.Errorf("%s: the sweep found no knee (no rate kept %g%% of requests within the SLOs)", name, k.GoodputPercent)
+	case !found["knee_achieved_request_rate"]:
+		return nil, fmt.Errorf("%s: no knee_achieved_request_rate (want a bench --sweep --output-json result)", name)
+	case !(k.Rate > 0) || math.IsInf(k.Rate, 1):
+		return nil, fmt.Errorf("%s: knee_achieved_request_rate must be a positive finite number, got %g", name, k.Rate)
+	}
+	return k, nil
+}
+
+// scanKnee reads the top-level keys it needs token by token (a sweep's
+// per-request arrays are never held) and stops once it has them all.
+func scanKnee(dec *json.Decoder) (*Knee, map[string]bool, error) {
+	k, found := &Knee{}, map[string]bool{}
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, nil, err
+	}
+	floats := map[string]*float64{
+		"knee_achieved_request_rate": &k.Rate,
+		"knee_request_rate":          &k.Offered,
+		"knee_goodput_percent":       &k.GoodputPercent,
+	}
+	for dec.More() {
+		if found["knee_achieved_request_rate"] && found["llm_prober_workload"] {
+			return k, found, nil
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		key, _ := tok.(string)
+		switch p := floats[key]; {
+		case p != nil:
+			if err := dec.Decode(p); err != nil {
+				return nil, nil, fmt.Errorf("%s: %v", key, err)
+			}
+			found[key] = true
+		case key == "points" && !found["llm_prober_workload"]:
+			w, ok, err := firstWorkload(dec)
+			if err != nil {
+				return nil, nil, err
+			}
+			k.Workload, found["llm_prober_workload"] = truncate(w, maxWorkloadBytes), ok
+		default:
+			if err := skipValue(dec); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return k, found, nil
+}
+
+// firstWorkload reads the points array for its first point's
+// llm_prober_workload, skipping the rest of the array.
+func firstWorkload(dec *json.Decoder) (string, bool, error) {
+	if err := expectDelim(dec, '['); err != nil {
+		return "", false, fmt.Errorf("points: %v", err)
+	}
+	var w string
+	ok := false
+	for i := 0; dec.More(); i++ {
+		if i > 0 || ok {
+			if err := skipValue(dec); err != nil {
+				return "", false, err
+			}
+			continue
+		}
+		if err := expectDelim(dec, '{'); err != nil {
+			return "", false, fmt.Errorf("points[0]: %v", err)
+		}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return "", false, err
+			}
+			if key, _ := tok.(string); key == "llm_prober_workload" && !ok {
+				if err := dec.Decode(&w); err != nil {
+					return "", false, fmt.Errorf("points[0].llm_prober_workload: %v", err)
+				}
+				ok = true
+			} else if err := skipValue(dec); err != nil {
+				return "", false, err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // '}'
+			return "", false, err
+		}
+	}
+	_, err := dec.Token() // ']'
+	return w, ok, err
+}
+
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != d {
+		return fmt.Errorf("expected %q, got %v", d, tok)
+	}
+	return nil
+}
+
+// skipValue reads one value of any size, holding one token at a time.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
