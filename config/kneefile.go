@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,7 +33,9 @@ const MaxKneeFileBytes = 64 << 20
 const maxWorkloadBytes = 256
 
 // ReadKneeFile reads the knee of a sweep result at name.
-func ReadKneeFile(name string) (*Knee, error) {
+func ReadKneeFile(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes) }
+
+func readKneeFile(name string, limit int64) (*Knee, error) {
 	if err := readable(name); err != nil {
 		return nil, err
 	}
@@ -41,14 +44,14 @@ func ReadKneeFile(name string) (*Knee, error) {
 		return nil, cannotRead(err)
 	}
 	defer func() { _ = f.Close() }()
-	lr := &io.LimitedReader{R: f, N: MaxKneeFileBytes}
+	lr := &io.LimitedReader{R: f, N: limit}
 	k, found, err := scanKnee(json.NewDecoder(lr))
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		return nil, fmt.Errorf("%s: not JSON at byte %d: %v", name, se.Offset, err)
+		return nil, fmt.Errorf("%s:%d: not JSON: %v", name, lineAt(name, se.Offset), err)
 	case err != nil && lr.N == 0:
-		return nil, fmt.Errorf("%s: no knee in the first %d MiB", name, MaxKneeFileBytes>>20)
+		return nil, fmt.Errorf("%s: no knee in the first %d MiB", name, limit>>20)
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return nil, fmt.Errorf("%s: the JSON ends early", name)
 	case err != nil:
@@ -151,7 +154,7 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 		return err
 	}
 	if tok != d {
-		return fmt.Errorf("expected %q, got %v", d, tok)
+		return fmt.Errorf("expected '%c', got %v", rune(d), tok)
 	}
 	return nil
 }
@@ -174,6 +177,17 @@ func skipValue(dec *json.Decoder) error {
 			return nil
 		}
 	}
+}
+
+// lineAt is the line of byte offset in file name (1 if unreadable).
+func lineAt(name string, offset int64) int {
+	f, err := os.Open(name)
+	if err != nil {
+		return 1
+	}
+	defer func() { _ = f.Close() }()
+	b, _ := io.ReadAll(io.LimitReader(f, min(offset, MaxKneeFileBytes)))
+	return 1 + bytes.Count(b, []byte("\n"))
 }
 
 // truncate cuts s to at most n bytes on a rune boundary.
