@@ -217,7 +217,7 @@ func TestServedRate(t *testing.T) {
 	t.Run("no counter", func(t *testing.T) {
 		var r servedRate
 		for i := range 10 {
-			r.observe(t0.Add(time.Duration(i)*time.Minute), "llamacpp", finished(), window)
+			r.observe(t0.Add(time.Duration(i)*time.Minute), "llamacpp", finished(), window, false)
 		}
 		if _, ok := r.rate(t0.Add(9*time.Minute), window, stale); ok {
 			t.Error("a rate from a server without the counter")
@@ -225,8 +225,8 @@ func TestServedRate(t *testing.T) {
 	})
 	t.Run("stale", func(t *testing.T) {
 		var r servedRate
-		r.observe(t0, "vllm", finished(0), window)
-		r.observe(t0.Add(3*time.Minute), "vllm", finished(180), window)
+		r.observe(t0, "vllm", finished(0), window, false)
+		r.observe(t0.Add(3*time.Minute), "vllm", finished(180), window, false)
 		if v, ok := r.rate(t0.Add(3*time.Minute), window, stale); !ok || v != 1 {
 			t.Errorf("rate = %v, %v; want 1", v, ok)
 		}
@@ -239,9 +239,9 @@ func TestServedRate(t *testing.T) {
 		// A reason that appears mid-window (the first abort) adds from
 		// its next scrape, as in rate(): its first value predates nothing.
 		var r servedRate
-		r.observe(t0, "vllm", finished(100), window)
-		r.observe(t0.Add(2*time.Minute), "vllm", finished(220, 50), window)
-		r.observe(t0.Add(4*time.Minute), "vllm", finished(340, 50), window)
+		r.observe(t0, "vllm", finished(100), window, false)
+		r.observe(t0.Add(2*time.Minute), "vllm", finished(220, 50), window, false)
+		r.observe(t0.Add(4*time.Minute), "vllm", finished(340, 50), window, false)
 		if v, ok := r.rate(t0.Add(4*time.Minute), window, stale); !ok || v != 1 {
 			t.Errorf("rate = %v, %v; want 1", v, ok)
 		}
@@ -250,12 +250,12 @@ func TestServedRate(t *testing.T) {
 		// A NaN counter (a broken server) must not stick: it makes no
 		// increase, and the rate recovers once the counter is sane.
 		var r servedRate
-		r.observe(t0, "vllm", finished(0), window)
-		r.observe(t0.Add(time.Minute), "vllm", finished(math.NaN()), window)
-		r.observe(t0.Add(2*time.Minute), "vllm", finished(1e300), window)
-		r.observe(t0.Add(3*time.Minute), "vllm", finished(1e300), window)
+		r.observe(t0, "vllm", finished(0), window, false)
+		r.observe(t0.Add(time.Minute), "vllm", finished(math.NaN()), window, false)
+		r.observe(t0.Add(2*time.Minute), "vllm", finished(1e300), window, false)
+		r.observe(t0.Add(3*time.Minute), "vllm", finished(1e300), window, false)
 		for i := 4; i < 12; i++ {
-			r.observe(t0.Add(time.Duration(i)*time.Minute), "vllm", finished(1e300), window)
+			r.observe(t0.Add(time.Duration(i)*time.Minute), "vllm", finished(1e300), window, false)
 		}
 		if v, ok := r.rate(t0.Add(11*time.Minute), window, stale); !ok || v != 0 {
 			t.Errorf("rate = %v, %v; want 0", v, ok)
@@ -264,7 +264,7 @@ func TestServedRate(t *testing.T) {
 	t.Run("bounded", func(t *testing.T) {
 		var r servedRate
 		for i := range 10_000 {
-			r.observe(t0.Add(time.Duration(i)*time.Second), "vllm", finished(float64(i)), window)
+			r.observe(t0.Add(time.Duration(i)*time.Second), "vllm", finished(float64(i)), window, false)
 		}
 		if len(r.points) > int(window/time.Second)+2 {
 			t.Errorf("%d points kept for a %s window at 1 s", len(r.points), window)
@@ -273,4 +273,71 @@ func TestServedRate(t *testing.T) {
 			t.Errorf("rate = %v, %v; want 1", v, ok)
 		}
 	})
+}
+
+// finishedExposition is a vLLM exposition with one finished-request counter.
+func finishedExposition(requests int) string {
+	return fmt.Sprintf(`# TYPE vllm:request_success_total counter
+vllm:request_success_total{model_name="m",engine="0",finished_reason="stop"} %d
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{model_name="m",engine="0"} 1
+`, requests)
+}
+
+// Two replicas behind one server_metrics URL (a Service): the scrapes
+// alternate between two processes' counters, and a rate over them would
+// read their difference as traffic. No served rate or headroom while the
+// window holds such a scrape; once one replica answers for a whole window,
+// the rate is its own.
+func TestCapacityTwoReplicas(t *testing.T) {
+	var body atomic.Value
+	srv := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_, _ = fmt.Fprint(w, body.Load().(string))
+	})
+	var clock atomic.Int64
+	t0 := time.Unix(1_700_000_000, 0)
+	m := NewManager(nil)
+	m.phase = func(time.Duration) time.Duration { return time.Hour } // the test scrapes
+	m.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	t.Cleanup(m.Stop)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(m)
+	tg := target("svc", srv.URL)
+	tg.Capacity = &config.Capacity{Knee: 10, Source: config.KneeSourceConfig, MinHeadroomRatio: 0.2, RateWindow: model.Duration(5 * time.Minute)}
+	m.Apply([]*config.Target{tg})
+	m.mu.Lock()
+	s := m.scrapers["svc"]
+	m.mu.Unlock()
+	scrape := func(sec int, requests int) {
+		t.Helper()
+		clock.Store(t0.Add(time.Duration(sec) * time.Second).UnixNano())
+		body.Store(finishedExposition(requests))
+		s.scrapeOnce(context.Background())
+	}
+	// Replica A serves 1 req/s from 1000, replica B 1 req/s from 10.
+	for sec := 0; sec <= 180; sec += 30 {
+		if sec%60 == 0 {
+			scrape(sec, 1000+sec)
+		} else {
+			scrape(sec, 10+sec)
+		}
+		if v, ok := gaugeOf(t, reg, "llm_prober_capacity_served_requests_per_second", "svc"); ok {
+			t.Errorf("+%ds, replicas alternating: served rate %v", sec, v)
+		}
+	}
+	// Then A alone: a value once the window no longer holds the last flip.
+	for sec := 210; sec <= 600; sec += 30 {
+		scrape(sec, 1000+sec)
+		v, ok := gaugeOf(t, reg, "llm_prober_capacity_served_requests_per_second", "svc")
+		switch {
+		case sec < 510 && ok:
+			t.Errorf("+%ds, the window holds a flip: served rate %v", sec, v)
+		case sec >= 510 && (!ok || math.Abs(v-1) > 1e-9):
+			t.Errorf("+%ds, one replica for a window: served rate %v, %v; want 1", sec, v, ok)
+		}
+	}
+	if knee, ok := gaugeOf(t, reg, "llm_prober_capacity_knee_requests_per_second", "svc"); !ok || knee != 10 {
+		t.Errorf("knee = %v, %v", knee, ok)
+	}
 }

@@ -183,9 +183,10 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 		s.lastOK, s.lastReason = false, serr.reason
 	} else {
 		snap.at, snap.sent = time.Now(), start
+		replicas := s.restart.replicas
 		restarted = s.noteRestart(snap) // before data is replaced
 		if cp := s.spec.capacity; cp != nil {
-			s.served.observe(s.clock(), snap.backend, snap.samples, time.Duration(cp.RateWindow))
+			s.served.observe(s.clock(), snap.backend, snap.samples, time.Duration(cp.RateWindow), s.restart.replicas != replicas)
 		}
 		s.lastOK, s.lastReason, s.data, s.dropsCounted = true, "", snap, drops{}
 	}
