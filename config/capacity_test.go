@@ -66,7 +66,7 @@ func writeSweep(t *testing.T, dir string, kneeFirst bool, points, requests int) 
 			}
 			fmt.Fprint(w, "0.0123456")
 		}
-		fmt.Fprint(w, `], "llm_prober_workload": "chat in=512±64 out=128 poisson", "nested": {"a": [[1], {"b": null}]}}`)
+		fmt.Fprintf(w, `], "llm_prober_workload": "synthetic: 512 input tokens, 128 output tokens (±0.2), seed %d", "burstiness": 0.5, "nested": {"a": [[1], {"b": null}]}}`, i)
 	}
 	fmt.Fprint(w, "]")
 	if !kneeFirst {
@@ -109,6 +109,18 @@ func TestCapacityNumber(t *testing.T) {
 	}
 }
 
+// A file as bench writes it is read up to its first point: what follows
+// is never read (a sweep of a million requests loads at once).
+func TestKneeFileReadsNoFurther(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sweep.json")
+	if err := os.WriteFile(p, []byte(`{"knee_achieved_request_rate": 3, "points": [{"llm_prober_workload": "w, seed 1"}, {not json`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := ReadKneeFile(p); err != nil || k.Rate != 3 || k.Workload != "w" {
+		t.Errorf("got %+v, %v", k, err)
+	}
+}
+
 // Reading stops at the cap: a knee past it is not looked for.
 func TestKneeFileCap(t *testing.T) {
 	p := writeSweep(t, t.TempDir(), false, 4, 80_000) // about 1.6 MB, the knee at the end
@@ -129,9 +141,9 @@ func TestCapacityKneeFile(t *testing.T) {
 		wantWorkload       string
 		minBytes, maxBytes int64
 	}{
-		{"as bench writes it", true, 3, 10, "chat in=512±64 out=128 poisson", 0, 1 << 20},
+		{"as bench writes it", true, 3, 10, "synthetic: 512 input tokens, 128 output tokens (±0.2), burstiness 0.5", 0, 1 << 20},
 		// 20 points of 15,000 requests: 3 MB of arrays, read token by token.
-		{"knee after large points", false, 20, 15_000, "chat in=512±64 out=128 poisson", 2 << 20, MaxKneeFileBytes},
+		{"knee after large points", false, 20, 15_000, "synthetic: 512 input tokens, 128 output tokens (±0.2), burstiness 0.5", 2 << 20, MaxKneeFileBytes},
 		{"no points", true, 0, 0, "", 0, 1 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 )
 
 // Knee is what a capacity block takes from a `bench --sweep --output-json`
@@ -99,6 +100,12 @@ func scanKnee(dec *json.Decoder) (*Knee, map[string]bool, error) {
 				return nil, nil, err
 			}
 			k.Workload, found["llm_prober_workload"] = truncate(w, maxWorkloadBytes), ok
+			if found["knee_achieved_request_rate"] {
+				return k, found, nil // as bench writes it: the knee, then the points
+			}
+			if err := skipRest(dec); err != nil {
+				return nil, nil, err
+			}
 		default:
 			if err := skipValue(dec); err != nil {
 				return nil, nil, err
@@ -108,44 +115,67 @@ func scanKnee(dec *json.Decoder) (*Knee, map[string]bool, error) {
 	return k, found, nil
 }
 
-// firstWorkload reads the points array for its first point's
-// llm_prober_workload, skipping the rest of the array.
+// seedRE is the seed a synthetic workload's description ends in: each
+// sweep point has its own, and the shape is the same.
+var seedRE = regexp.MustCompile(`, seed -?[0-9]+$`)
+
+// firstWorkload reads the opening of the points array and its first
+// point, for its llm_prober_workload (without its seed) and burstiness;
+// the other points are left unread.
 func firstWorkload(dec *json.Decoder) (string, bool, error) {
 	if err := expectDelim(dec, '['); err != nil {
 		return "", false, fmt.Errorf("points: %v", err)
 	}
+	if !dec.More() {
+		return "", false, nil
+	}
+	if err := expectDelim(dec, '{'); err != nil {
+		return "", false, fmt.Errorf("points[0]: %v", err)
+	}
 	var w string
+	var burstiness *float64
 	ok := false
-	for i := 0; dec.More(); i++ {
-		if i > 0 || ok {
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false, err
+		}
+		switch key, _ := tok.(string); {
+		case key == "llm_prober_workload" && !ok:
+			if err := dec.Decode(&w); err != nil {
+				return "", false, fmt.Errorf("points[0].llm_prober_workload: %v", err)
+			}
+			ok = true
+		case key == "burstiness" && burstiness == nil:
+			// Arrival burstiness moves the knee as much as lengths do.
+			if err := dec.Decode(&burstiness); err != nil {
+				return "", false, fmt.Errorf("points[0].burstiness: %v", err)
+			}
+		default:
 			if err := skipValue(dec); err != nil {
 				return "", false, err
 			}
-			continue
-		}
-		if err := expectDelim(dec, '{'); err != nil {
-			return "", false, fmt.Errorf("points[0]: %v", err)
-		}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return "", false, err
-			}
-			if key, _ := tok.(string); key == "llm_prober_workload" && !ok {
-				if err := dec.Decode(&w); err != nil {
-					return "", false, fmt.Errorf("points[0].llm_prober_workload: %v", err)
-				}
-				ok = true
-			} else if err := skipValue(dec); err != nil {
-				return "", false, err
-			}
-		}
-		if _, err := dec.Token(); err != nil { // '}'
-			return "", false, err
 		}
 	}
-	_, err := dec.Token() // ']'
-	return w, ok, err
+	if _, err := dec.Token(); err != nil { // '}'
+		return "", false, err
+	}
+	w = seedRE.ReplaceAllString(w, "")
+	if ok && burstiness != nil {
+		w += fmt.Sprintf(", burstiness %g", *burstiness)
+	}
+	return w, ok, nil
+}
+
+// skipRest reads the rest of an array, its closing ']' included.
+func skipRest(dec *json.Decoder) error {
+	for dec.More() {
+		if err := skipValue(dec); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token()
+	return err
 }
 
 func expectDelim(dec *json.Decoder, d json.Delim) error {
