@@ -22,7 +22,7 @@ type Knee struct {
 	// headroom.
 	Rate, Offered  float64
 	GoodputPercent float64 // knee_goodput_percent: the SLO share the knee kept
-	Workload       string  // llm_prober_workload of the first point
+	Workload       string  // the first point's llm_prober_workload, seed dropped, and burstiness
 }
 
 // MaxKneeFileBytes caps what is read of a knee file: a sweep result holds
