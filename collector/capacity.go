@@ -22,6 +22,10 @@ var (
 	descKneeInfo    = prometheus.NewDesc("llm_prober_capacity_knee_info", "Where the target's knee comes from (source: config or file) and the workload the sweep measured it with; the knee holds only for that workload.", []string{"target", "model", "source", "workload"}, nil)
 )
 
+// maxRatePoints bounds the points a window keeps, about, whatever the
+// scrape interval (a 10 ms interval would keep 30,000 for 5 minutes).
+const maxRatePoints = 1024
+
 // ratePoint is the served-request total after a good scrape.
 type ratePoint struct {
 	at    time.Time
@@ -70,7 +74,11 @@ func (r *servedRate) observe(at time.Time, backend string, samples []sample, win
 		}
 	}
 	r.prev = cur
-	r.points = append(r.points, ratePoint{at, r.total})
+	if n := len(r.points); n >= 2 && at.Sub(r.points[n-2].at) < window/maxRatePoints {
+		r.points[n-1] = ratePoint{at, r.total} // scrapes closer than that: keep the newest
+	} else {
+		r.points = append(r.points, ratePoint{at, r.total})
+	}
 	for len(r.points) > 2 && !r.points[1].at.After(at.Add(-window)) {
 		r.points = r.points[1:]
 	}

@@ -272,6 +272,17 @@ func TestServedRate(t *testing.T) {
 		if v, ok := r.rate(t0.Add(9999*time.Second), window, stale); !ok || v != 1 {
 			t.Errorf("rate = %v, %v; want 1", v, ok)
 		}
+		// Scrapes every 10 ms: about maxRatePoints points, the rate the same.
+		var f servedRate
+		for i := range 60_000 {
+			f.observe(t0.Add(time.Duration(i)*10*time.Millisecond), "vllm", finished(float64(i)), window, false)
+		}
+		if len(f.points) > maxRatePoints*11/10 {
+			t.Errorf("%d points kept at 10 ms scrapes", len(f.points))
+		}
+		if v, ok := f.rate(t0.Add(599990*time.Millisecond), window, stale); !ok || math.Abs(v-100) > 1e-6 {
+			t.Errorf("rate = %v, %v; want 100", v, ok)
+		}
 	})
 }
 
