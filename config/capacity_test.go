@@ -41,7 +41,7 @@ target_discovery:
 // writeSweep writes a sweep result in dir: the knee keys first (as bench
 // writes them) or after its points, and points points of requests
 // numbers each.
-func writeSweep(t *testing.T, dir string, kneeFirst bool, points, requests int) string {
+func writeSweep(t testing.TB, dir string, kneeFirst bool, points, requests int) string {
 	t.Helper()
 	p := filepath.Join(dir, "sweep.json")
 	f, err := os.Create(p)
@@ -240,5 +240,21 @@ func TestCapacityErrors(t *testing.T) {
 	_, err := loadIn(t, dir, strings.Replace(capacityConfig("      knee_requests_per_second: 1"), "{knee_requests_per_second: 3}", "{knee_file: none.json}", 1))
 	if err == nil || !strings.Contains(err.Error(), "target_discovery[0].template.capacity.knee_file: cannot read "+filepath.Join(dir, "none.json")) {
 		t.Errorf("template: %v", err)
+	}
+}
+
+// BenchmarkReadKneeFile reads the knee of a 3 MB sweep result: as bench
+// writes it (the knee first, read up to the first point) and with the
+// knee after every point (read token by token to the end).
+func BenchmarkReadKneeFile(b *testing.B) {
+	for _, kneeFirst := range []bool{true, false} {
+		b.Run(fmt.Sprintf("knee_first=%v", kneeFirst), func(b *testing.B) {
+			p := writeSweep(b, b.TempDir(), kneeFirst, 20, 15_000)
+			for b.Loop() {
+				if _, err := ReadKneeFile(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
