@@ -57,14 +57,15 @@ func capacityAlertRule(c Config) Rule {
 		Comment: "A ticket, not a page: the server still holds its SLOs below the knee, but\n" +
 			"the next traffic step may not. Below the target's min_headroom_ratio at every\n" +
 			"sample of 10m and for 20m (30 minutes in all), and only for series that\n" +
-			"existed 10m ago; a gap of a few scrapes does not restart it.",
+			"existed 10m ago; a gap of a couple of scrapes does not restart it. Kept only\n" +
+			"while the prober scrapes the server, as the other capacity alerts.",
 		Alert: "LLMProberCapacityHeadroomLow",
 		Expr: c.expand(`
 max_over_time(llm_prober_capacity_headroom_ratio{SEL}[10m])
 < on (<TS>)
 llm_prober_capacity_min_headroom_ratio{SEL}
 and on (<TS>)
-` + youngGuard("llm_prober_capacity_headroom_ratio", "10m")),
+` + youngGuard("llm_prober_capacity_headroom_ratio", "10m") + "\n" + serverScrapeOK),
 		For:    "20m",
 		Labels: map[string]string{"severity": "warning"},
 		Annotations: map[string]string{
