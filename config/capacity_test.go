@@ -3,11 +3,13 @@ package config
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/common/model"
 )
@@ -257,4 +259,33 @@ func BenchmarkReadKneeFile(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzKneeFile feeds arbitrary bytes as a knee file: never a panic; a knee
+// read is positive and finite, its workload a short valid label value.
+func FuzzKneeFile(f *testing.F) {
+	for _, name := range []string{"testdata/bad/capacity_garbled.json", "testdata/bad/capacity_no_knee.json"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"knee_achieved_request_rate": 3, "points": [{"llm_prober_workload": "w, seed 1", "burstiness": 0.5}, {`))
+	f.Add([]byte(`{"points": [[], {}], "knee_achieved_request_rate": 1e308, "knee_request_rate": "x"}`))
+	f.Add([]byte(`{"knee_achieved_request_rate": 2, "points": [{"llm_prober_workload": "` + strings.Repeat("é", 300) + `"}]}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(dir, "knee.json")
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		k, err := ReadKneeFile(p)
+		if err != nil {
+			return
+		}
+		if !(k.Rate > 0) || math.IsInf(k.Rate, 1) || len(k.Workload) > maxWorkloadBytes || !utf8.ValidString(k.Workload) {
+			t.Errorf("knee %+v from %q", k, b)
+		}
+	})
 }
