@@ -70,6 +70,7 @@ func (s *scraper) collect(ch chan<- prometheus.Metric, now time.Time, g *ptGuard
 			sendFixed(ch, descDroppedSeries, prometheus.CounterValue, v, name, dropReasons[r])
 		}
 	}
+	s.collectCapacity(ch, now)
 }
 
 // countDrops adds the drops of snapshot data to the target's counter once

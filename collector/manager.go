@@ -128,6 +128,7 @@ func (m *Manager) Apply(targets []*config.Target) {
 			level.Error(m.logger).Log("msg", "Cannot build HTTP client; server metrics scrapes fail until a reload", "target", name, "err", err)
 		}
 		s := newScraper(spec, client, err, m.slots, m.logger)
+		s.clock = m.now
 		if o := old[name]; o != nil {
 			s.inherit(o)
 		}

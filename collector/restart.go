@@ -42,6 +42,10 @@ type restartState struct {
 	lineages  []lineage
 	pending   *lineage
 	pendingAt time.Time
+	// replicas counts scrapes that landed on another process seen lately
+	// than the scrape before: several replicas behind the URL, whose
+	// counters no rate can be taken over (capacity.go).
+	replicas int
 }
 
 // lineage is the counters of one process, and its start time (NaN when
@@ -173,12 +177,16 @@ func (r *restartState) noteCounters(cur lineage, lo time.Time) (time.Time, bool)
 		known = true
 		if !wentDown(l.ctr, cur.ctr) {
 			// A known process: a pending drop flipped back, so it was
-			// another replica, remembered as one.
+			// another replica, remembered as one; or not the process of
+			// the last scrape, another replica too.
+			if i > 0 || pending != nil {
+				r.replicas++
+			}
 			r.lineages = append(r.lineages[:i], r.lineages[i+1:]...)
-			r.remember(cur)
 			if pending != nil {
 				r.remember(*pending)
 			}
+			r.remember(cur) // first: the process of the last scrape
 			return time.Time{}, false
 		}
 	}

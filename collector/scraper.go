@@ -77,11 +77,15 @@ type scraper struct {
 	dropsCounted drops
 	// restart tells restarts from other replicas (restart.go).
 	restart restartState
+	// served follows the served request rate, for capacity (capacity.go),
+	// on the Manager's clock (replaced in tests).
+	served servedRate
+	clock  func() time.Time
 }
 
 func newScraper(spec *targetSpec, client *http.Client, clientErr error, slots chan struct{}, logger log.Logger) *scraper {
 	s := &scraper{spec: spec, client: client, clientErr: clientErr, slots: slots,
-		ctr: newCounters(), logger: log.With(logger, "target", spec.name), done: make(chan struct{})}
+		ctr: newCounters(), logger: log.With(logger, "target", spec.name), done: make(chan struct{}), clock: time.Now}
 	for _, src := range spec.passthrough {
 		re, err := anchor(src)
 		if err != nil {
@@ -104,7 +108,7 @@ func (s *scraper) inherit(o *scraper) {
 	defer o.mu.Unlock()
 	s.ctr = o.ctr.clone()
 	s.ran, s.lastOK, s.lastReason, s.lastDur = o.ran, o.lastOK, o.lastReason, o.lastDur
-	s.data, s.dropsCounted, s.restart = o.data, o.dropsCounted, o.restart
+	s.data, s.dropsCounted, s.restart, s.served = o.data, o.dropsCounted, o.restart, o.served
 }
 
 // start runs the scraper's first scrape after phase, then every interval.
@@ -177,7 +181,11 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 		s.lastOK, s.lastReason = false, serr.reason
 	} else {
 		snap.at, snap.sent = time.Now(), start
+		replicas := s.restart.replicas
 		restarted = s.noteRestart(snap) // before data is replaced
+		if cp := s.spec.capacity; cp != nil {
+			s.served.observe(s.clock(), snap.backend, snap.samples, time.Duration(cp.RateWindow), s.restart.replicas != replicas)
+		}
 		s.lastOK, s.lastReason, s.data, s.dropsCounted = true, "", snap, drops{}
 	}
 	s.mu.Unlock()

@@ -25,7 +25,8 @@ type targetSpec struct {
 	timeout     time.Duration
 	passthrough []string
 	http        pconfig.HTTPClientConfig
-	keepAlive   time.Duration // global.keep_alive_timeout, set by Apply
+	keepAlive   time.Duration    // global.keep_alive_timeout, set by Apply
+	capacity    *config.Capacity // a copy; nil without a knee
 }
 
 func newSpec(t *config.Target) *targetSpec {
@@ -60,6 +61,10 @@ func newSpec(t *config.Target) *targetSpec {
 		}
 	}
 	s.http = config.ComparableHTTP(*t.ServerMetricsHTTPClientConfig())
+	if t.Capacity != nil {
+		cp := *t.Capacity
+		s.capacity = &cp
+	}
 	return s
 }
 

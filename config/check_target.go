@@ -46,7 +46,9 @@ func (c *checker) target(path string, t *Target, cfg *Config) error {
 	_ = c.targetModules(path+".modules", t, cfg)
 	if c.positive(&t.Interval, path+".interval", cfg.Global.Interval) == nil {
 		_ = c.timeout(&t.Timeout, t.Interval, path, cfg.Global.Timeout)
-		_ = c.serverMetrics(path+".server_metrics", &t.ServerMetrics, t.Interval)
+		if c.serverMetrics(path+".server_metrics", &t.ServerMetrics, t.Interval) == nil {
+			_ = c.capacity(path+".capacity", t.Capacity, &t.ServerMetrics)
+		}
 	}
 	_ = c.labels(path+".labels", t.Labels)
 	_ = c.warmup(path+".warmup", &t.Warmup, cfg.Global.Warmup)

@@ -142,6 +142,9 @@ type Target struct {
 	ServerMetrics    ServerMetrics           `yaml:"server_metrics"`
 	// Warmup overrides the fields of global.warmup it sets.
 	Warmup Warmup `yaml:"warmup"`
+	// Capacity is the knee the target's server was measured at, for the
+	// headroom metrics (see capacity.go); nil when not set.
+	Capacity *Capacity `yaml:"capacity,omitempty"`
 
 	Line int `yaml:"-"` // where it was defined, for messages
 }

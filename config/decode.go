@@ -239,7 +239,8 @@ func (l *loader) finish(cfg *Config) {
 	}
 }
 
-// finishTarget resolves *_file paths against the config's directory.
+// finishTarget resolves *_file paths (knee_file too) against the config's
+// directory.
 // prometheus/common follows redirects by default; a probe must not (a
 // redirected POST comes back as a GET, or from elsewhere). And HTTP/1.1
 // unless asked: one stream per connection, as vLLM and llama.cpp serve it,
@@ -260,6 +261,9 @@ func (l *loader) finishTarget(t *Target, path string) {
 		if _, set := l.lines[hc.path+".enable_http2"]; !set {
 			hc.EnableHTTP2 = false
 		}
+	}
+	if t.Capacity != nil {
+		t.Capacity.KneeFile = config.JoinDir(l.dir, t.Capacity.KneeFile)
 	}
 }
 

@@ -26,10 +26,13 @@ func (m *Module) Equal(o *Module) bool {
 }
 
 // comparable is a copy without what DeepEqual must not see: the source
-// line, compiled regexps and the proxy function prometheus/common caches.
+// line, compiled regexps and the proxy function prometheus/common caches;
+// and without capacity, which only the server-metrics collector reads (it
+// compares its own spec): a new knee must not restart a target's probes.
 func (t *Target) comparable() Target {
 	c := *t
 	c.Line = 0
+	c.Capacity = nil
 	c.HTTPClientConfig = ComparableHTTP(t.HTTPClientConfig)
 	if hc := t.ServerMetrics.HTTPClientConfig; hc != nil {
 		h := ComparableHTTP(*hc)

@@ -101,12 +101,13 @@ var probeSelRe = regexp.MustCompile(`([a-zA-Z_:][a-zA-Z0-9_:]*)\{` + regexp.Quot
 
 // isProbeSeries reports whether a metric (or recorded series) carries the
 // location label: every llm_prober_* family but the server ones
-// (llm_prober_server_*) and the target_model:* SLIs recorded from them.
+// (llm_prober_server_*), the capacity ones computed from them
+// (llm_prober_capacity_*) and the target_model:* series recorded from them.
 func isProbeSeries(name string) bool {
 	if parts := strings.Split(name, ":"); len(parts) == 3 {
 		name = parts[1] // level:metric:operations
 	}
-	return strings.HasPrefix(name, "llm_prober_") && !strings.HasPrefix(name, "llm_prober_server_")
+	return strings.HasPrefix(name, "llm_prober_") && !strings.HasPrefix(name, "llm_prober_server_") && !strings.HasPrefix(name, "llm_prober_capacity_")
 }
 
 // withLocation adds the location matcher to every probe-series selector

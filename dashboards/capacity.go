@@ -85,5 +85,5 @@ and on (target, model) max by (target, model) (llm_prober_server_kv_cache_usage_
 			"Requests finished per second by finish reason (stop, length, abort, error, ...).",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
 			q{expr: e(serverSum("target, model, reason", `rate(llm_prober_server_requests_finished_total{SEL}[$__rate_interval])`)), legend: "{{reason}} {{target}} {{model}}"}))
-	return gpus(workloadShape(kvAbsolute(b, p), p), p)
+	return gpus(workloadShape(kvAbsolute(headroom(b, p), p), p), p)
 }

@@ -152,14 +152,16 @@ func TestLocation(t *testing.T) {
 
 func TestIsProbeSeries(t *testing.T) {
 	for name, want := range map[string]bool{
-		"llm_prober_probes_total":                           true,
-		"llm_prober_time_to_first_token_seconds_bucket":     true,
-		"llm_prober_target_info":                            true,
-		"target_model:llm_prober_slo_errors:ratio_rate5m":   true,
-		"llm_prober_server_time_to_first_token_seconds_sum": false,
-		"target_model:llm_prober_server_bottleneck:state":   false,
-		"DCGM_FI_DEV_GPU_UTIL":                              false,
-		"llm_prober:slo_error_budget:ratio":                 false,
+		"llm_prober_probes_total":                               true,
+		"llm_prober_time_to_first_token_seconds_bucket":         true,
+		"llm_prober_target_info":                                true,
+		"target_model:llm_prober_slo_errors:ratio_rate5m":       true,
+		"llm_prober_server_time_to_first_token_seconds_sum":     false,
+		"target_model:llm_prober_server_bottleneck:state":       false,
+		"llm_prober_capacity_headroom_ratio":                    false,
+		"target_model:llm_prober_capacity_time_to_knee:seconds": false,
+		"DCGM_FI_DEV_GPU_UTIL":                                  false,
+		"llm_prober:slo_error_budget:ratio":                     false,
 	} {
 		if got := isProbeSeries(name); got != want {
 			t.Errorf("isProbeSeries(%q) = %v, want %v", name, got, want)

@@ -113,6 +113,9 @@ targets:
     server_metrics:
       enabled: true
       interval: 1s
+    capacity:
+      knee_requests_per_second: 1
+      rate_window: 20s
   - name: mock-prefill
     url: "http://{{MOCK2}}"
     model: mock-model
@@ -123,6 +126,9 @@ targets:
     server_metrics:
       enabled: true
       interval: 1s
+    capacity:
+      knee_file: "{{KNEE}}"
+      rate_window: 20s
 `
 
 // Prometheus 3: keep the classic _bucket series (the dashboards and rules
@@ -150,6 +156,7 @@ var expectFiring = []string{
 	"LLMProberRequestsQueueing",
 	"LLMProberLatencyBudgetBurn",
 	"LLMProberGoodputBudgetBurn",
+	"LLMProberCapacityHeadroomLow", // the overloaded mock serves past its knee of 1 req/s
 }
 
 // Bottleneck classifications that must show up for the two mocks.
@@ -220,7 +227,11 @@ func TestEndToEnd(t *testing.T) {
 	proberAddr := testutil.FreeAddr(t)
 	cfg := filepath.Join(tmp, "llm-prober.yml")
 	otlp := newOTLPReceiver(t)
-	testutil.WriteFile(t, cfg, strings.NewReplacer("{{MOCK}}", mockAddr, "{{MOCK2}}", mock2Addr, "{{OTLP}}", otlp.srv.URL).Replace(proberConfig))
+	// The prefill mock's knee comes from a sweep result, as bench writes it.
+	knee := filepath.Join(tmp, "sweep.json")
+	testutil.WriteFile(t, knee, `{"knee_goodput_percent": 99, "knee_request_rate": 60, "knee_achieved_request_rate": 50,
+  "points": [{"kind": "rate", "llm_prober_workload": "chat in=512 out=4"}]}`)
+	testutil.WriteFile(t, cfg, strings.NewReplacer("{{MOCK}}", mockAddr, "{{MOCK2}}", mock2Addr, "{{OTLP}}", otlp.srv.URL, "{{KNEE}}", knee).Replace(proberConfig))
 	prober := testutil.Start(t, "llm-prober", proberBin, "--config.file", cfg, "--web.listen-address", proberAddr)
 	testutil.WaitHTTP(t, prober, "http://"+proberAddr+"/-/ready", 30*time.Second)
 

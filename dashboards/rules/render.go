@@ -39,8 +39,8 @@ func Files(c Config) ([]File, error) {
 		return nil, err
 	}
 	return []File{
-		{Name: "llm-prober-rules.yml", Header: rulesHeader, Groups: []Group{sloConfigGroup(c), sliGroup(c), sloPeriodGroup(c), serverRecordingGroup(c), locationGroup(c)}},
-		{Name: "llm-prober-alerts.yml", Header: alertsHeader, Groups: []Group{burnAlertGroup(c), probeAlertGroup(c), discoveryAlertGroup(c), serverAlertGroup(c)}},
+		{Name: "llm-prober-rules.yml", Header: rulesHeader, Groups: []Group{sloConfigGroup(c), sliGroup(c), sloPeriodGroup(c), serverRecordingGroup(c), capacityRecordingGroup(c), locationGroup(c)}},
+		{Name: "llm-prober-alerts.yml", Header: alertsHeader, Groups: []Group{burnAlertGroup(c), probeAlertGroup(c), discoveryAlertGroup(c), serverAlertGroup(c), capacityAlertGroup(c)}},
 	}, nil
 }
 
