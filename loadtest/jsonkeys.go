@@ -86,7 +86,7 @@ func (rep *Report) VLLMKeys() []KV {
 		kv = append(kv, KV{"llm_prober_send_lag_ms", statsMap(rep.Lag)})
 	}
 	kv = append(kv, rep.scheduleKeys()...)
-	return kv
+	return append(kv, rep.stageKeys()...)
 }
 
 func statsMap(s Stats) map[string]float64 {

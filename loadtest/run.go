@@ -153,7 +153,7 @@ func (r *runner) openLoop() {
 	if r.o.MaxConcurrency > 0 {
 		sem = make(chan struct{}, r.o.MaxConcurrency)
 	}
-	arr := newArrivals(r.o.Rate, r.o.Burstiness, r.o.Seed)
+	arr := r.o.plan()
 	r.waker = newWaker()
 	defer r.waker.close()
 	timer := time.NewTimer(time.Hour)
@@ -162,7 +162,7 @@ func (r *runner) openLoop() {
 	// sent all at once (or, by duration, without end). It goes first,
 	// bounded, and the schedule starts when it has ended.
 	first, origin := 0, time.Duration(0)
-	if math.IsInf(r.o.Rate, 1) && (r.o.WarmupRequests > 0 || r.o.WarmupDuration > 0) {
+	if math.IsInf(r.o.Rate, 1) && !r.o.shaped() && (r.o.WarmupRequests > 0 || r.o.WarmupDuration > 0) {
 		first = r.warmupAtOnce(r.o.WarmupConcurrency())
 		origin = time.Since(r.started)
 		if r.o.WarmupDuration > 0 {
