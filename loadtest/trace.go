@@ -282,3 +282,11 @@ func (t *Trace) Describe() string {
 	}
 	return d + ")"
 }
+
+// WithSeed is t drawing its blocks with another seed (--fresh-prompts: a
+// new set of prefixes, shared within the run as the trace says).
+func (t *Trace) WithSeed(seed int64) Workload {
+	c := *t
+	c.Seed = seed
+	return &c
+}

@@ -53,6 +53,8 @@ type benchFlags struct {
 	minSamples                 int
 	label                      string
 	saveTexts                  bool
+	numPromptsSet              bool
+	shape                      shapeFlags // ramp-up and trace replay: bench_shape.go
 }
 
 // newBenchCmd registers `llm-prober bench` on app.
@@ -73,13 +75,14 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("burstiness", "Gamma shape of the arrival gaps: 1 is Poisson, lower burstier, higher more regular.").Default("1").Float64Var(&b.burstiness)
 	c.Flag("max-concurrency", "Most requests in flight in an open-loop run (0: no cap).").Default("0").IntVar(&b.maxConc)
 	c.Flag("concurrency", "Closed loop: this many users, each sending its next request when the last ends (overrides --request-rate).").Default("0").IntVar(&b.concurrency)
-	c.Flag("num-prompts", "Measured requests (ignored with --duration).").Default("1000").IntVar(&b.numPrompts)
+	c.Flag("num-prompts", "Measured requests (ignored with --duration).").Default("1000").IsSetByUser(&b.numPromptsSet).IntVar(&b.numPrompts)
 	c.Flag("num-runs", "Repeat the run this many times, each with the next --seed (fresh prompts and arrivals); report each metric's mean and 95% confidence interval.").Default("1").IntVar(&b.numRuns)
 	c.Flag("duration", "Send for this long instead of --num-prompts; requests still in flight at its end are cut off and counted as cancelled.").DurationVar(&b.duration)
 	c.Flag("warmup", "Discarded warm-up: a number of requests (e.g. 20) or a duration (e.g. 10s); at --request-rate inf at most --max-concurrency (else 8) at a time.").Default("0").StringVar(&b.warmup)
 
-	c.Flag("dataset-name", "Workload: random (synthetic), sharegpt or jsonl.").Default("random").EnumVar(&b.dataset, "random", "sharegpt", "jsonl")
-	c.Flag("dataset-path", "ShareGPT JSON or JSONL file ({\"prompt\":…, \"output_tokens\":…} a line).").StringVar(&b.datasetPath)
+	c.Flag("dataset-name", "Workload: random (synthetic), sharegpt, jsonl, or trace (replay a Mooncake JSONL or BurstGPT CSV trace at its timestamps).").Default("random").EnumVar(&b.dataset, "random", "sharegpt", "jsonl", "trace")
+	c.Flag("dataset-path", "ShareGPT JSON, JSONL file ({\"prompt\":…, \"output_tokens\":…} a line) or trace file.").StringVar(&b.datasetPath)
+	b.shape.register(c)
 	c.Flag("input-tokens", "Synthetic prompt length in tokens.").Default("1024").IntVar(&b.inTok)
 	c.Flag("output-tokens", "Output length in tokens (datasets: overrides theirs when > 0).").Default("128").IsSetByUser(&b.outTokSet).IntVar(&b.outTok)
 	c.Flag("range-ratio", "Synthetic lengths uniform in [n(1-r), n(1+r)].").Default("0").Float64Var(&b.rangeRatio)

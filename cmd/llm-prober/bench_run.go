@@ -131,6 +131,7 @@ func (env *benchEnv) options(rate float64, concurrency int) loadtest.Options {
 	if b.duration > 0 {
 		o.NumPrompts = 0
 	}
+	b.shape.apply(&o, env.workload, b.numPromptsSet)
 	return o
 }
 

@@ -45,6 +45,9 @@ func (env *benchEnv) parseFlags() error {
 		}
 		env.temperature = &t
 	}
+	if err := env.checkShape(); err != nil {
+		return err
+	}
 	sweep := b.sweep || b.rates != ""
 	switch {
 	case !(b.burstiness > 0) || math.IsInf(b.burstiness, 0):
@@ -67,6 +70,7 @@ func (env *benchEnv) parseFlags() error {
 	if err := b.checkWorkload(); err != nil {
 		return err
 	}
+
 	if sweep {
 		if err := env.parseSweep(); err != nil {
 			return err
@@ -78,7 +82,7 @@ func (env *benchEnv) parseFlags() error {
 // checkWorkload checks the dataset flags.
 func (b *benchFlags) checkWorkload() error {
 	switch b.dataset {
-	case "sharegpt", "jsonl":
+	case "sharegpt", "jsonl", "trace":
 		if b.datasetPath == "" {
 			return fmt.Errorf("--dataset-name %s needs --dataset-path", b.dataset)
 		}

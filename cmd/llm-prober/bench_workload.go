@@ -23,7 +23,7 @@ import (
 func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *config.Target, log io.Writer) (loadtest.Workload, *loadtest.Sizing, error) {
 	tk := &prompt.Tokenizer{Client: client, BaseURL: t.URL, Redacted: t.RedactedURL(), Model: t.Model,
 		Dialects: prompt.Dialects(t.Backend), Timeout: min(b.timeout, prompt.DefaultTimeout)}
-	synthetic := b.dataset != "sharegpt" && b.dataset != "jsonl"
+	synthetic := b.dataset == "random"
 	var limit int
 	var source string
 	if synthetic {
@@ -71,6 +71,8 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 			d, err = loadtest.LoadJSONL(ctx, b.datasetPath, do)
 		}
 		return d, z, err
+	case "trace":
+		return b.shape.trace(b.datasetPath, b.seed, z)
 	}
 	w := loadtest.NewSynthetic(b.inTok, b.outTok, b.prefixTok, b.rangeRatio, b.seed, z)
 	if tk != nil {

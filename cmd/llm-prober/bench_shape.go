@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/llm-prober/llm-prober/loadtest"
+)
+
+// shapeFlags are bench's traffic shapes besides a constant rate: a
+// ramp-up within the run (vllm bench serve's flags) and trace replay.
+type shapeFlags struct {
+	rampStrategy                 string
+	rampStart, rampEnd           float64
+	rampStartSet, rampEndSet     bool
+	traceScale                   float64
+	traceBlock                   int
+	traceScaleSet, traceBlockSet bool
+}
+
+func (s *shapeFlags) register(c *kingpin.CmdClause) {
+	c.Flag("ramp-up-strategy", "Ramp the open-loop rate over the run from --ramp-up-start-rps to --ramp-up-end-rps, request by request (vllm bench serve's): linear or exponential; the report splits the run in stages. Leave --request-rate unset.").EnumVar(&s.rampStrategy, loadtest.RampLinear, loadtest.RampExponential)
+	c.Flag("ramp-up-start-rps", "Ramp-up: the first request's rate (req/s; > 0 for exponential).").IsSetByUser(&s.rampStartSet).Float64Var(&s.rampStart)
+	c.Flag("ramp-up-end-rps", "Ramp-up: the last request's rate (req/s).").IsSetByUser(&s.rampEndSet).Float64Var(&s.rampEnd)
+	c.Flag("trace-time-scale", "Trace replay: multiply the trace's time offsets by this (0.5 replays twice as fast).").Default("1").IsSetByUser(&s.traceScaleSet).Float64Var(&s.traceScale)
+	c.Flag("trace-block-size", "Trace replay: tokens per hash id of a Mooncake trace; requests share a prefix exactly where their leading hash ids agree.").Default("512").IsSetByUser(&s.traceBlockSet).IntVar(&s.traceBlock)
+}
+
+// ramp is the --ramp-up-* flags, nil without --ramp-up-strategy.
+func (s *shapeFlags) ramp() *loadtest.Ramp {
+	if s.rampStrategy == "" {
+		return nil
+	}
+	return &loadtest.Ramp{Strategy: s.rampStrategy, Start: s.rampStart, End: s.rampEnd}
+}
+
+// checkShape refuses shape flags that cannot work together, before any
+// load: a ramp and a trace set the rate themselves and count by request.
+func (env *benchEnv) checkShape() error {
+	b, s := env.b, &env.b.shape
+	trace := b.dataset == "trace"
+	if s.rampStrategy == "" && (s.rampStartSet || s.rampEndSet) {
+		return errors.New("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy linear or exponential")
+	}
+	if !trace && (s.traceScaleSet || s.traceBlockSet) {
+		return errors.New("--trace-time-scale and --trace-block-size need --dataset-name trace")
+	}
+	if s.rampStrategy == "" && !trace {
+		return nil
+	}
+	name := "--ramp-up-strategy"
+	if trace {
+		name = "--dataset-name trace"
+	}
+	_, warmupFor, _ := b.warmupSpec()
+	switch {
+	case s.rampStrategy != "" && trace:
+		return errors.New("a trace sets its own arrival times: no --ramp-up-strategy with --dataset-name trace")
+	case s.rampStrategy != "" && !(s.rampStartSet && s.rampEndSet):
+		return errors.New("--ramp-up-strategy needs both --ramp-up-start-rps and --ramp-up-end-rps")
+	case !math.IsInf(env.rate, 1):
+		return fmt.Errorf("%s sets the rate itself: leave --request-rate unset", name)
+	case b.concurrency > 0:
+		return fmt.Errorf("%s is open-loop: drop --concurrency", name)
+	case b.duration > 0 || warmupFor > 0:
+		return fmt.Errorf("%s counts by request: use --num-prompts and a --warmup count, not a duration", name)
+	case b.sweep || b.rates != "":
+		return fmt.Errorf("%s is one run whose rate changes: no --sweep or --rates", name)
+	case trace && (!(s.traceScale > 0) || math.IsInf(s.traceScale, 0)):
+		return fmt.Errorf("--trace-time-scale %g must be a positive number (0.5: twice as fast)", s.traceScale)
+	case trace && s.traceBlock < 1:
+		return fmt.Errorf("--trace-block-size %d must be at least 1", s.traceBlock)
+	}
+	if r := s.ramp(); r != nil {
+		return r.Check()
+	}
+	return nil
+}
+
+// trace loads --dataset-path as a trace, its blocks sized by z.
+func (s *shapeFlags) trace(path string, seed int64, z *loadtest.Sizing) (loadtest.Workload, *loadtest.Sizing, error) {
+	t, err := loadtest.LoadTrace(path, loadtest.TraceOptions{Scale: s.traceScale, BlockSize: s.traceBlock, Seed: seed, Tok: z})
+	return t, z, err
+}
+
+// apply sets the ramp in o; a trace replays every request it holds (past
+// the warm-up) unless --num-prompts asks for fewer.
+func (s *shapeFlags) apply(o *loadtest.Options, w loadtest.Workload, numPromptsSet bool) {
+	o.Ramp = s.ramp()
+	if t, ok := w.(loadtest.Timeline); ok && !numPromptsSet {
+		o.NumPrompts = max(t.Len()-o.WarmupRequests, 1)
+	}
+}
