@@ -85,6 +85,9 @@ func (o *Options) check() error {
 	if err := o.checkShape(); err != nil {
 		return err
 	}
+	if err := o.checkSessions(); err != nil {
+		return err
+	}
 	switch {
 	case o.Target == nil || o.Client == nil || o.Workload == nil:
 		return errors.New("loadtest: Target, Client and Workload are required")

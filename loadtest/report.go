@@ -58,6 +58,8 @@ type Report struct {
 	// by request order (stages.go).
 	Shape  string
 	Stages []Stage
+	// Turns are a multi-turn run's figures by turn index (sessions.go).
+	Turns []TurnStats
 	// Latency from the schedule (open loop, schedule.go); Good,
 	// GoodputRate and GoodputPercent are those of Basis.
 	Schedule
@@ -140,6 +142,7 @@ func Summarize(r *Run, slo SLO, ps []float64) *Report {
 	}
 	sc.finish(rep, ps)
 	summarizeStages(r, rep, ps)
+	summarizeTurns(r, rep, ps)
 	return rep
 }
 

@@ -84,6 +84,7 @@ func (rep *Report) WriteText(w io.Writer) {
 		rep.writeStats(w, "E2EL from the planned send time", "E2EL", rep.SchedE2EL)
 	}
 	rep.writeStages(w)
+	rep.writeTurns(w)
 	fmt.Fprintln(w, center("Latency basis", '-'))
 	fmt.Fprintf(w, "%-40s %s\n", "Goodput, --fail-on, knee, verdict use:", "from the "+rep.Basis)
 	fmt.Fprintln(w, "("+rep.BasisReason+")")
