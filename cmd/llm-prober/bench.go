@@ -80,7 +80,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("duration", "Send for this long instead of --num-prompts; requests still in flight at its end are cut off and counted as cancelled.").DurationVar(&b.duration)
 	c.Flag("warmup", "Discarded warm-up: a number of requests (e.g. 20) or a duration (e.g. 10s); at --request-rate inf at most --max-concurrency (else 8) at a time.").Default("0").StringVar(&b.warmup)
 
-	c.Flag("dataset-name", "Workload: random (synthetic), sharegpt, jsonl, or trace (replay a Mooncake JSONL or BurstGPT CSV trace at its timestamps).").Default("random").EnumVar(&b.dataset, "random", "sharegpt", "jsonl", "trace")
+	c.Flag("dataset-name", "Workload: random (synthetic), sharegpt, jsonl, trace (replay a Mooncake JSONL or BurstGPT CSV trace at its timestamps), or conversations (multi-turn sessions: ShareGPT's every turn with --dataset-path, else synthetic --turns).").Default("random").EnumVar(&b.dataset, "random", "sharegpt", "jsonl", "trace", "conversations")
 	c.Flag("dataset-path", "ShareGPT JSON, JSONL file ({\"prompt\":…, \"output_tokens\":…} a line) or trace file.").StringVar(&b.datasetPath)
 	b.shape.register(c)
 	c.Flag("input-tokens", "Synthetic prompt length in tokens.").Default("1024").IntVar(&b.inTok)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -19,12 +21,17 @@ type shapeFlags struct {
 	traceScale                   float64
 	traceBlock                   int
 	traceScaleSet, traceBlockSet bool
+	turns                        int
+	think                        time.Duration
+	turnsSet, thinkSet           bool
 }
 
 func (s *shapeFlags) register(c *kingpin.CmdClause) {
 	c.Flag("ramp-up-strategy", "Ramp the open-loop rate over the run from --ramp-up-start-rps to --ramp-up-end-rps, request by request (vllm bench serve's): linear or exponential; the report splits the run in stages. Leave --request-rate unset.").EnumVar(&s.rampStrategy, loadtest.RampLinear, loadtest.RampExponential)
 	c.Flag("ramp-up-start-rps", "Ramp-up: the first request's rate (req/s; > 0 for exponential).").IsSetByUser(&s.rampStartSet).Float64Var(&s.rampStart)
 	c.Flag("ramp-up-end-rps", "Ramp-up: the last request's rate (req/s).").IsSetByUser(&s.rampEndSet).Float64Var(&s.rampEnd)
+	c.Flag("turns", "Conversations: turns of a synthetic session (each --input-tokens of new user message, --output-tokens of answer).").Default("4").IsSetByUser(&s.turnsSet).IntVar(&s.turns)
+	c.Flag("think-time", "Conversations: pause between an answer and the session's next turn.").Default("1s").IsSetByUser(&s.thinkSet).DurationVar(&s.think)
 	c.Flag("trace-time-scale", "Trace replay: multiply the trace's time offsets by this (0.5 replays twice as fast).").Default("1").IsSetByUser(&s.traceScaleSet).Float64Var(&s.traceScale)
 	c.Flag("trace-block-size", "Trace replay: tokens per hash id of a Mooncake trace; requests share a prefix exactly where their leading hash ids agree.").Default("512").IsSetByUser(&s.traceBlockSet).IntVar(&s.traceBlock)
 }
@@ -47,6 +54,9 @@ func (env *benchEnv) checkShape() error {
 	}
 	if !trace && (s.traceScaleSet || s.traceBlockSet) {
 		return errors.New("--trace-time-scale and --trace-block-size need --dataset-name trace")
+	}
+	if err := env.checkConversations(); err != nil {
+		return err
 	}
 	if s.rampStrategy == "" && !trace {
 		return nil
@@ -93,4 +103,48 @@ func (s *shapeFlags) apply(o *loadtest.Options, w loadtest.Workload, numPromptsS
 	if t, ok := w.(loadtest.Timeline); ok && !numPromptsSet {
 		o.NumPrompts = max(t.Len()-o.WarmupRequests, 1)
 	}
+}
+
+// checkConversations checks the multi-turn flags: sessions arrive at
+// --request-rate (sessions/s), --num-prompts counts them, history is chat.
+func (env *benchEnv) checkConversations() error {
+	b, s := env.b, &env.b.shape
+	if b.dataset != "conversations" {
+		if s.turnsSet || s.thinkSet {
+			return errors.New("--turns and --think-time need --dataset-name conversations")
+		}
+		return nil
+	}
+	_, warmupFor, _ := b.warmupSpec()
+	switch {
+	case b.api != "chat":
+		return errors.New("--dataset-name conversations sends the history as chat messages: use --api chat")
+	case s.rampStrategy != "":
+		return errors.New("no --ramp-up-strategy with --dataset-name conversations")
+	case b.concurrency > 0:
+		return errors.New("--dataset-name conversations: sessions arrive at --request-rate (sessions/s); drop --concurrency (--max-concurrency caps requests)")
+	case b.duration > 0 || warmupFor > 0:
+		return errors.New("--dataset-name conversations counts sessions: use --num-prompts and a --warmup count, not a duration")
+	case b.sweep || b.rates != "":
+		return errors.New("--dataset-name conversations is one run: no --sweep or --rates")
+	case s.turns < 1 || s.turns > 1000:
+		return fmt.Errorf("--turns %d must be in [1, 1000]", s.turns)
+	case s.think < 0:
+		return errors.New("--think-time cannot be negative")
+	case b.datasetPath != "" && s.turnsSet:
+		return errors.New("--turns is for synthetic sessions: ShareGPT conversations keep their own turns")
+	}
+	return nil
+}
+
+// conversations builds the multi-turn workload: ShareGPT's every turn
+// with --dataset-path, else synthetic sessions of --turns.
+func (s *shapeFlags) conversations(ctx context.Context, b *benchFlags, do loadtest.DatasetOptions, z *loadtest.Sizing) (loadtest.Workload, *loadtest.Sizing, error) {
+	if b.datasetPath != "" {
+		z.Dataset = true
+		c, err := loadtest.LoadConversations(ctx, b.datasetPath, s.think, do)
+		return c, z, err
+	}
+	syn := loadtest.NewSynthetic(b.inTok, b.outTok, b.prefixTok, b.rangeRatio, b.seed, z)
+	return &loadtest.Conversations{Think: s.think, Syn: syn, Turns: s.turns}, z, nil
 }

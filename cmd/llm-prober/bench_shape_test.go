@@ -109,3 +109,52 @@ func TestBenchCLIShapeFlagsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Synthetic multi-turn sessions end to end: --num-prompts counts
+// sessions, the report and the JSON give TTFT by turn.
+func TestBenchCLIConversations(t *testing.T) {
+	url := benchMock(t)
+	out := filepath.Join(t.TempDir(), "c.json")
+	code, stdout, log := benchCLI(t, "--url", url, "--dataset-name", "conversations", "--turns", "3", "--think-time", "10ms",
+		"--num-prompts", "4", "--request-rate", "50", "--input-tokens", "16", "--output-tokens", "4",
+		"--progress", "off", "--no-server-metrics", "--output-json", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+	}
+	if !strings.Contains(stdout, "TTFT by turn (prefix-cache reuse)") || !strings.Contains(log, "conversations: 3 turns a session of synthetic") {
+		t.Errorf("stdout:\n%s\nlog:\n%s", stdout, log)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]any
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	turns, _ := res["llm_prober_turns"].([]any)
+	if res["completed"] != 12.0 || len(turns) != 3 {
+		t.Errorf("completed %v (want 4 sessions × 3 turns), %d turn rows", res["completed"], len(turns))
+	}
+}
+
+func TestBenchCLIConversationFlagsRefused(t *testing.T) {
+	conv := []string{"--dataset-name", "conversations"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--turns", "3"}, "need --dataset-name conversations"},
+		{append([]string{"--api", "completions"}, conv...), "use --api chat"},
+		{append([]string{"--concurrency", "2"}, conv...), "drop --concurrency"},
+		{append([]string{"--duration", "5s", "--max-concurrency", "2"}, conv...), "counts sessions"},
+		{append([]string{"--turns", "0"}, conv...), "--turns 0"},
+		{append([]string{"--think-time=-1s"}, conv...), "--think-time cannot be negative"},
+		{append([]string{"--dataset-path", "x.json", "--turns", "2"}, conv...), "keep their own turns"},
+	} {
+		code, _, log := benchCLI(t, append([]string{"--url", "http://127.0.0.1:1"}, c.args...)...)
+		if code != 2 || !strings.Contains(log, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, log, c.want)
+		}
+	}
+}

@@ -73,6 +73,11 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 		return d, z, err
 	case "trace":
 		return b.shape.trace(b.datasetPath, b.seed, z)
+	case "conversations":
+		if b.outTok > 0 && b.outTokSet {
+			do.OutputTokens = b.outTok
+		}
+		return b.shape.conversations(ctx, b, do, z)
 	}
 	w := loadtest.NewSynthetic(b.inTok, b.outTok, b.prefixTok, b.rangeRatio, b.seed, z)
 	if tk != nil {
