@@ -206,7 +206,7 @@ func burstGPT(header string) (func(string) (float64, int64, int64, []int64, bool
 		}
 		s, err := strconv.ParseFloat(strings.TrimSpace(row[at[0]]), 64)
 		if err != nil {
-			return 0, 0, 0, nil, false, fmt.Errorf("Timestamp %q is not a number", row[at[0]])
+			return 0, 0, 0, nil, false, fmt.Errorf("the Timestamp %q is not a number", row[at[0]])
 		}
 		var n [2]int64
 		for k, c := range at[1:] {

@@ -93,7 +93,7 @@ func TestTraceHostile(t *testing.T) {
 		{"cols.csv", "Timestamp,Model,Request tokens\n1,a,2\n", `cols.csv:1: no "Response tokens" column`},
 		{"negcsv.csv", "Timestamp,Model,Request tokens,Response tokens\n1,a,2,3\n2,a,-2,3\n", "negcsv.csv:3: negative token counts"},
 		{"fields.csv", "Timestamp,Model,Request tokens,Response tokens\n1,a,2\n", "fields.csv:2: 3 fields, the header has 4"},
-		{"ts.csv", "Timestamp,Model,Request tokens,Response tokens\nnow,a,2,3\n", `ts.csv:2: Timestamp "now" is not a number`},
+		{"ts.csv", "Timestamp,Model,Request tokens,Response tokens\nnow,a,2,3\n", `ts.csv:2: the Timestamp "now" is not a number`},
 		{"onlyfailed.csv", "Timestamp,Model,Request tokens,Response tokens\n1,a,2,0\n", "onlyfailed.csv: no requests"},
 	} {
 		_, err := LoadTrace(writeTrace(t, c.name, c.body), TraceOptions{})
