@@ -148,3 +148,14 @@ func (s *shapeFlags) conversations(ctx context.Context, b *benchFlags, do loadte
 	syn := loadtest.NewSynthetic(b.inTok, b.outTok, b.prefixTok, b.rangeRatio, b.seed, z)
 	return &loadtest.Conversations{Think: s.think, Syn: syn, Turns: s.turns}, z, nil
 }
+
+// fitHistory refuses synthetic sessions whose last turn, carrying every
+// earlier message and answer, cannot fit the server's context: each turn
+// would fail there and end its session.
+func (s *shapeFlags) fitHistory(dataset string, in, out, overhead, limit int, source string) error {
+	if dataset != "conversations" || limit <= 0 || s.turns*(in+out)+overhead <= limit {
+		return nil
+	}
+	return fmt.Errorf("--turns %d of --input-tokens and --output-tokens: the last turn carries a history of up to %d tokens (%d the server adds), past the server's context of %d tokens (%s); lower them",
+		s.turns, s.turns*(in+out)+overhead, overhead, limit, source)
+}

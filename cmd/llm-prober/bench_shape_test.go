@@ -158,3 +158,14 @@ func TestBenchCLIConversationFlagsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Synthetic sessions whose last turn's history cannot fit the server's
+// context are refused before any load, naming --turns.
+func TestBenchCLIConversationsPastContext(t *testing.T) {
+	url := benchMock(t)
+	code, _, log := benchCLI(t, "--url", url, "--dataset-name", "conversations", "--turns", "500", "--input-tokens", "64",
+		"--output-tokens", "16", "--num-prompts", "2", "--progress", "off", "--no-server-metrics")
+	if code != 1 || !strings.Contains(log, "--turns 500 of --input-tokens and --output-tokens: the last turn carries a history of up to 40000 tokens") {
+		t.Errorf("exit %d: %s", code, log)
+	}
+}

@@ -23,7 +23,7 @@ import (
 func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *config.Target, log io.Writer) (loadtest.Workload, *loadtest.Sizing, error) {
 	tk := &prompt.Tokenizer{Client: client, BaseURL: t.URL, Redacted: t.RedactedURL(), Model: t.Model,
 		Dialects: prompt.Dialects(t.Backend), Timeout: min(b.timeout, prompt.DefaultTimeout)}
-	synthetic := b.dataset == "random"
+	synthetic := b.dataset == "random" || (b.dataset == "conversations" && b.datasetPath == "")
 	var limit int
 	var source string
 	if synthetic {
@@ -94,6 +94,9 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 func (b *benchFlags) fitContext(limit int, source string, overhead int) error {
 	in, out := b.prefixTok+loadtest.SpreadMax(b.inTok, b.rangeRatio), loadtest.SpreadMax(b.outTok, b.rangeRatio)
 	if limit <= 0 || in+out+overhead <= limit {
+		if err := b.shape.fitHistory(b.dataset, in, out, overhead, limit, source); err != nil {
+			return err
+		}
 		return nil
 	}
 	return fmt.Errorf("--input-tokens %d + --output-tokens %d do not fit the server's context of %d tokens (%s): "+
