@@ -59,7 +59,10 @@ func TestBenchCLITrace(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
-	if !strings.Contains(stdout, "open-loop, trace replay") || !strings.Contains(log, "trace mooncake.jsonl (6 requests over 0.1 s, time ×0.1, 16-token blocks per hash id)") {
+	// The prompts built from hash-id blocks are re-counted by the mock's
+	// tokenizer: their lengths are the trace's exactly.
+	if !strings.Contains(stdout, "open-loop, trace replay") || !strings.Contains(log, "trace mooncake.jsonl (6 requests over 0.1 s, time ×0.1, 16-token blocks per hash id)") ||
+		!strings.Contains(log, "6 prompts re-counted, max error 0 tokens") {
 		t.Errorf("stdout:\n%s\nlog:\n%s", stdout, log)
 	}
 	raw, err := os.ReadFile(out)

@@ -72,7 +72,11 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 		}
 		return d, z, err
 	case "trace":
-		return b.shape.trace(b.datasetPath, b.seed, z)
+		w, z, err := b.shape.trace(b.datasetPath, b.seed, z)
+		if err == nil && tk != nil {
+			err = z.Check(ctx, tk, w, min(8, w.(loadtest.Timeline).Len())) // the report's "re-counted" line
+		}
+		return w, z, err
 	case "conversations":
 		if b.outTok > 0 && b.outTokSet {
 			do.OutputTokens = b.outTok
