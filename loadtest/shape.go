@@ -130,11 +130,21 @@ func (o *Options) plan() planner {
 	}
 	a := newArrivals(o.Rate, o.Burstiness, o.Seed)
 	if o.Ramp != nil {
-		// The warm-up goes at the start rate; the ramp spans the measured
-		// requests. The gap before request i is drawn at its rate, so a
-		// linear ramp from 0 starts with request 0 at once.
+		// The ramp spans the measured requests; the warm-up goes at the
+		// start rate (a ramp from 0: its second request's, never all at
+		// once). The gap before request i is drawn at its rate, so the
+		// first measured request of a ramp from 0 follows at once.
 		n, w, ramp := o.NumPrompts, o.WarmupRequests, o.Ramp
-		a.rateAt = func(i int) float64 { return ramp.RateAt(i-w, n) }
+		warm := ramp.Start
+		if warm == 0 {
+			warm = ramp.RateAt(1, n)
+		}
+		a.rateAt = func(i int) float64 {
+			if i < w {
+				return warm
+			}
+			return ramp.RateAt(i-w, n)
+		}
 	}
 	return a
 }

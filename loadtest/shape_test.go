@@ -68,7 +68,11 @@ func TestRampSchedule(t *testing.T) {
 			if at[i] != want {
 				t.Fatalf("%s: request %d planned at %v, want %v", strategy, i, at[i], want)
 			}
-			if r := o.Ramp.RateAt(i+1-warm, n); r > 0 {
+			r := o.Ramp.RateAt(i+1-warm, n)
+			if i+1 < warm {
+				r = o.Ramp.Start
+			}
+			if r > 0 {
 				want += time.Duration(gamma(rng, 1) / r * float64(time.Second))
 			}
 		}
@@ -80,6 +84,24 @@ func TestRampSchedule(t *testing.T) {
 				t.Errorf("%s tenth %d: planned %.1f req/s, nominal %.1f", strategy, k+1, planned, nominal)
 			}
 		}
+	}
+}
+
+// A linear ramp from 0 sends its warm-up at its second request's rate,
+// not all at once (rate 0 would mean no gap).
+func TestRampFromZeroWarmup(t *testing.T) {
+	o := Options{Rate: math.Inf(1), Burstiness: 1, Seed: 1, NumPrompts: 101, WarmupRequests: 20,
+		Ramp: &Ramp{Strategy: RampLinear, Start: 0, End: 100}}
+	p := o.plan()
+	var at []time.Duration
+	for range 22 {
+		at = append(at, p.next())
+	}
+	if span := at[19] - at[0]; span < 5*time.Second {
+		t.Errorf("20 warm-up requests at 1 req/s planned over %v", span)
+	}
+	if at[20] != at[19] {
+		t.Errorf("the first measured request (rate 0) planned %v after the warm-up, want at once", at[20]-at[19])
 	}
 }
 
