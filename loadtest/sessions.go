@@ -32,6 +32,8 @@ func (o *Options) checkSessions() error {
 		return errors.New("multi-turn sessions are counted: use --num-prompts (sessions) and a --warmup count, not a duration")
 	case o.Ramp != nil:
 		return errors.New("no --ramp-up-strategy with multi-turn sessions")
+	case len(o.sessions().Session(0)) == 0:
+		return errors.New("a multi-turn session needs at least one turn")
 	}
 	return nil
 }

@@ -204,6 +204,7 @@ func TestSessionsRefused(t *testing.T) {
 		{func(o *Options) { o.API = config.APICompletions }, "--api chat"},
 		{func(o *Options) { o.Concurrency = 2 }, "drop --concurrency"},
 		{func(o *Options) { o.Duration, o.NumPrompts, o.MaxConcurrency = time.Second, 0, 2 }, "not a duration"},
+		{func(o *Options) { o.Workload = &Conversations{Syn: NewSynthetic(8, 2, 0, 0, 1, nil)} }, "at least one turn"},
 	} {
 		o := baseOptions(tg, client, 0, 0)
 		o.Workload, o.Rate, o.NumPrompts = conv, math.Inf(1), 2
