@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -38,7 +39,7 @@ func summarizeStages(r *Run, rep *Report, ps []float64) {
 	if len(recs) == 0 {
 		return
 	}
-	slices.SortFunc(recs, func(a, b *Record) int { return int(a.Index - b.Index) })
+	slices.SortFunc(recs, func(a, b *Record) int { return cmp.Compare(a.Index, b.Index) })
 	k := stageCount(len(recs))
 	sched := rep.Basis == BasisSchedule
 	for s := range k {
