@@ -2,10 +2,8 @@ package loadtest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"time"
 )
 
@@ -97,22 +95,10 @@ const maxSessionTokens = 4096
 // (--output-tokens overrides). A session ends at its first turn out of
 // order, or before its history passes maxSessionTokens.
 func LoadConversations(ctx context.Context, path string, think time.Duration, o DatasetOptions) (*Conversations, error) {
-	f, err := os.Open(path)
+	entries, err := readShareGPT(path, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var entries []struct {
-		Conversations []struct {
-			From  string `json:"from"`
-			Value string `json:"value"`
-		} `json:"conversations"`
-	}
-	if err := json.NewDecoder(f).Decode(&entries); err != nil {
-		return nil, fmt.Errorf("%s: not a ShareGPT JSON array: %w", path, err)
-	}
-	rng := rand.New(rand.NewPCG(uint64(o.Seed), 0x73686172))
-	rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
 	c := counter{o.Tok, o.Sizing}
 	conv := &Conversations{Name: "ShareGPT conversations " + path, Think: think}
 	for _, e := range entries {
