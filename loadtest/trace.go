@@ -51,6 +51,8 @@ type traceEntry struct {
 	at       time.Duration // from the first entry, scaled
 	in, out  int32
 	id0, nid int32 // the entry's hash ids: ids[id0 : id0+nid]
+	line     int32 // in the file, for errors
+
 }
 
 // TraceOptions read a trace.
@@ -133,7 +135,8 @@ func readTrace(r io.Reader, name string, o TraceOptions) (*Trace, error) {
 		}
 		prev = ms
 		at := time.Duration((ms - first) * o.Scale * float64(time.Millisecond))
-		t.entries = append(t.entries, traceEntry{at: at, in: int32(in), out: int32(out), id0: int32(len(t.ids)), nid: int32(len(ids))})
+		t.entries = append(t.entries, traceEntry{at: at, in: int32(in), out: int32(out),
+			id0: int32(len(t.ids)), nid: int32(len(ids)), line: int32(min(line, math.MaxInt32))})
 		t.ids = append(t.ids, ids...)
 		if len(t.ids) > math.MaxInt32 {
 			return nil, fmt.Errorf("%s:%d: more hash ids than a trace may hold", name, line)
@@ -229,6 +232,31 @@ func csvRow(line string) ([]string, error) {
 		return nil, fmt.Errorf("not a CSV row: %w", err)
 	}
 	return row, nil
+}
+
+// CheckContext refuses a trace whose requests cannot fit a server's
+// context of limit tokens (overhead: what the server adds to a prompt),
+// naming the first such line and how many there are: they would fail
+// there, and a trace recorded on a longer context must be cut for it.
+func (t *Trace) CheckContext(limit, overhead int, source string) error {
+	if limit <= 0 {
+		return nil
+	}
+	n, first := 0, -1
+	for i, e := range t.entries {
+		if int(e.in)+int(e.out)+overhead > limit {
+			n++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	e := t.entries[first]
+	return fmt.Errorf("%s:%d: input %d + output %d tokens (and %d the server adds) exceed the server's context of %d tokens (%s); %d of the trace's %d requests do: cut them from the trace, or give the server a larger context",
+		t.Name, e.line, e.in, e.out, overhead, limit, source, n, len(t.entries))
 }
 
 // Len is the number of requests in the trace.

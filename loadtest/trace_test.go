@@ -183,3 +183,28 @@ func TestTraceReplayAgainstMock(t *testing.T) {
 		t.Errorf("more requests than the trace: %v", err)
 	}
 }
+
+// A trace recorded on a longer context than the server's is refused,
+// naming the first line that does not fit and how many do not.
+func TestTraceCheckContext(t *testing.T) {
+	p := writeTrace(t, "ctx.jsonl", `{"timestamp": 0, "input_length": 100, "output_length": 20}
+{"timestamp": 1, "input_length": 1000, "output_length": 20}
+
+{"timestamp": 2, "input_length": 990, "output_length": 20}
+{"timestamp": 3, "input_length": 2000, "output_length": 20}
+`)
+	tr, err := LoadTrace(p, TraceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = tr.CheckContext(1024, 8, "/v1/models max_model_len")
+	if err == nil || !strings.Contains(err.Error(), "ctx.jsonl:2: input 1000 + output 20 tokens (and 8 the server adds) exceed the server's context of 1024 tokens (/v1/models max_model_len); 2 of the trace's 4 requests do") {
+		t.Errorf("%v", err)
+	}
+	if err := tr.CheckContext(4096, 8, "x"); err != nil {
+		t.Errorf("fits: %v", err)
+	}
+	if err := tr.CheckContext(0, 8, "unknown"); err != nil {
+		t.Errorf("unknown context: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/llm-prober/llm-prober/prompt"
 )
 
 // shapeFlags are bench's traffic shapes besides a constant rate: a
@@ -90,10 +91,24 @@ func (env *benchEnv) checkShape() error {
 	return nil
 }
 
-// trace loads --dataset-path as a trace, its blocks sized by z.
-func (s *shapeFlags) trace(path string, seed int64, z *loadtest.Sizing) (loadtest.Workload, *loadtest.Sizing, error) {
+// trace loads --dataset-path as a trace, its blocks sized by z; a trace
+// with requests past the server's context is refused before any load,
+// and the tokenizer (if any) re-counts a sample of its prompts.
+func (s *shapeFlags) trace(ctx context.Context, path string, seed int64, tk *prompt.Tokenizer, z *loadtest.Sizing, limit int, source string) (loadtest.Workload, *loadtest.Sizing, error) {
 	t, err := loadtest.LoadTrace(path, loadtest.TraceOptions{Scale: s.traceScale, BlockSize: s.traceBlock, Seed: seed, Tok: z})
-	return t, z, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := t.CheckContext(limit, z.Overhead, source); err != nil {
+		return nil, nil, err
+	}
+	z.Context, z.ContextSource = limit, source
+	if tk != nil {
+		if err := z.Check(ctx, tk, t, min(8, t.Len())); err != nil { // the report's "re-counted" line
+			return nil, nil, err
+		}
+	}
+	return t, z, nil
 }
 
 // apply sets the ramp in o; a trace replays every request it holds (past

@@ -172,3 +172,18 @@ func TestBenchCLIConversationsPastContext(t *testing.T) {
 		t.Errorf("exit %d: %s", code, log)
 	}
 }
+
+// A trace whose requests cannot fit the server's context is refused
+// before any load, with the file and line.
+func TestBenchCLITracePastContext(t *testing.T) {
+	url := benchMock(t)
+	trace := filepath.Join(t.TempDir(), "long.jsonl")
+	if err := os.WriteFile(trace, []byte(`{"timestamp": 0, "input_length": 40, "output_length": 2}`+"\n"+
+		`{"timestamp": 5, "input_length": 40000, "output_length": 2}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, log := benchCLI(t, "--url", url, "--dataset-name", "trace", "--dataset-path", trace, "--progress", "off", "--no-server-metrics")
+	if code != 1 || !strings.Contains(log, "long.jsonl:2: input 40000 + output 2 tokens") || !strings.Contains(log, "exceed the server's context of 32768 tokens") {
+		t.Errorf("exit %d: %s", code, log)
+	}
+}

@@ -26,8 +26,10 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 	synthetic := b.dataset == "random" || (b.dataset == "conversations" && b.datasetPath == "")
 	var limit int
 	var source string
-	if synthetic {
+	if synthetic || b.dataset == "trace" {
 		limit, source = tk.ContextSize(ctx)
+	}
+	if synthetic {
 		if err := b.fitContext(limit, source, 0); err != nil {
 			return nil, nil, err
 		}
@@ -72,11 +74,7 @@ func (b *benchFlags) workload(ctx context.Context, client *http.Client, t *confi
 		}
 		return d, z, err
 	case "trace":
-		w, z, err := b.shape.trace(b.datasetPath, b.seed, z)
-		if err == nil && tk != nil {
-			err = z.Check(ctx, tk, w, min(8, w.(loadtest.Timeline).Len())) // the report's "re-counted" line
-		}
-		return w, z, err
+		return b.shape.trace(ctx, b.datasetPath, b.seed, tk, z, limit, source)
 	case "conversations":
 		if b.outTok > 0 && b.outTokSet {
 			do.OutputTokens = b.outTok
