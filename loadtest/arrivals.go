@@ -14,6 +14,10 @@ type arrivals struct {
 	rate, shape float64
 	rng         *rand.Rand
 	at          time.Duration
+	// rateAt, if set, is request i's rate (a ramp); the gap before
+	// request i is drawn at it.
+	rateAt func(i int) float64
+	i      int
 }
 
 // newArrivals starts a schedule; burstiness 0 (unset) means 1, and
@@ -28,8 +32,13 @@ func newArrivals(rate, burstiness float64, seed int64) *arrivals {
 // next returns the planned send time of the next request, from the start.
 func (a *arrivals) next() time.Duration {
 	t := a.at
-	if !math.IsInf(a.rate, 1) && a.rate > 0 {
-		gap := gamma(a.rng, a.shape) / (a.shape * a.rate)
+	a.i++
+	rate := a.rate
+	if a.rateAt != nil {
+		rate = a.rateAt(a.i)
+	}
+	if !math.IsInf(rate, 1) && rate > 0 {
+		gap := gamma(a.rng, a.shape) / (a.shape * rate)
 		a.at += time.Duration(gap * float64(time.Second))
 	}
 	return t

@@ -16,6 +16,7 @@ type BenchConfig struct {
 	MaxConcurrency int
 	Concurrency    int
 	NumPrompts     int
+	NumPromptsSet  bool // --num-prompts given: a trace then replays only that many
 	Duration       time.Duration
 	Warmup         string // a number of requests or a duration
 
@@ -50,6 +51,7 @@ type BenchConfig struct {
 	Label                                   string
 	SaveTexts                               bool // --save-generated-texts
 	Derive                                  DeriveConfig
+	Shape                                   ShapeConfig
 
 	// LogIsTerminal: the log writer is a terminal, so --progress auto
 	// draws a bar rather than lines.

@@ -134,6 +134,7 @@ func (env *benchEnv) options(rate float64, concurrency int) Options {
 	if b.Duration > 0 {
 		o.NumPrompts = 0
 	}
+	b.Shape.apply(&o, env.workload, b.NumPromptsSet)
 	return o
 }
 

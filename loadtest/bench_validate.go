@@ -43,6 +43,9 @@ func (env *benchEnv) parseFlags() error {
 		}
 		env.temperature = &t
 	}
+	if err := env.checkShape(); err != nil {
+		return err
+	}
 	sweep := b.Sweep || b.Rates != ""
 	switch {
 	case !(b.Burstiness > 0) || math.IsInf(b.Burstiness, 0):
@@ -68,9 +71,6 @@ func (env *benchEnv) parseFlags() error {
 	if err := b.checkDerive(); err != nil {
 		return err
 	}
-	if err := b.checkDerive(); err != nil {
-		return err
-	}
 	if sweep {
 		if err := env.parseSweep(); err != nil {
 			return err
@@ -82,7 +82,7 @@ func (env *benchEnv) parseFlags() error {
 // checkWorkload checks the dataset flags.
 func (b *BenchConfig) checkWorkload() error {
 	switch b.Dataset {
-	case "sharegpt", "jsonl":
+	case "sharegpt", "jsonl", "trace":
 		if b.DatasetPath == "" {
 			return fmt.Errorf("--dataset-name %s needs --dataset-path", b.Dataset)
 		}

@@ -22,11 +22,13 @@ import (
 func (b *BenchConfig) workload(ctx context.Context, client *http.Client, t *config.Target, log io.Writer) (Workload, *Sizing, error) {
 	tk := &prompt.Tokenizer{Client: client, BaseURL: t.URL, Redacted: t.RedactedURL(), Model: t.Model,
 		Dialects: prompt.Dialects(t.Backend), Timeout: min(b.Timeout, prompt.DefaultTimeout)}
-	synthetic := b.Dataset != "sharegpt" && b.Dataset != "jsonl"
+	synthetic := b.Dataset == "random" || (b.Dataset == "conversations" && b.DatasetPath == "")
 	var limit int
 	var source string
-	if synthetic {
+	if synthetic || b.Dataset == "trace" {
 		limit, source = tk.ContextSize(ctx)
+	}
+	if synthetic {
 		if err := b.fitContext(limit, source, 0); err != nil {
 			return nil, nil, err
 		}
@@ -70,6 +72,13 @@ func (b *BenchConfig) workload(ctx context.Context, client *http.Client, t *conf
 			d, err = LoadJSONL(ctx, b.DatasetPath, do)
 		}
 		return d, z, err
+	case "trace":
+		return b.Shape.trace(ctx, b.DatasetPath, b.Seed, tk, z, limit, source)
+	case "conversations":
+		if b.OutputTokens > 0 && b.OutputTokensSet {
+			do.OutputTokens = b.OutputTokens
+		}
+		return b.Shape.conversations(ctx, b, do, z)
 	}
 	w := NewSynthetic(b.InputTokens, b.OutputTokens, b.PrefixTokens, b.RangeRatio, b.Seed, z)
 	if dw := b.Derive.derived; dw != nil {
@@ -92,6 +101,9 @@ func (b *BenchConfig) workload(ctx context.Context, client *http.Client, t *conf
 func (b *BenchConfig) fitContext(limit int, source string, overhead int) error {
 	in, out := b.PrefixTokens+SpreadMax(b.InputTokens, b.RangeRatio), SpreadMax(b.OutputTokens, b.RangeRatio)
 	if limit <= 0 || in+out+overhead <= limit {
+		if err := b.Shape.fitHistory(b.Dataset, in, out, overhead, limit, source); err != nil {
+			return err
+		}
 		return nil
 	}
 	if b.Derive.derived != nil {

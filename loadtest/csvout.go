@@ -50,6 +50,10 @@ func RateText(o *Options) string {
 	switch {
 	case o.ClosedLoop():
 		return ""
+	case o.Ramp != nil:
+		return o.Ramp.Strategy + ":" + strconv.FormatFloat(o.Ramp.Start, 'g', -1, 64) + "-" + strconv.FormatFloat(o.Ramp.End, 'g', -1, 64)
+	case o.timeline() != nil:
+		return "trace"
 	case math.IsInf(o.Rate, 1):
 		return "inf"
 	}

@@ -67,22 +67,10 @@ type DatasetOptions struct {
 // length, entries shorter than 4 tokens or longer than 1,024 (prompt) /
 // 2,048 (prompt + output) tokens skipped.
 func LoadShareGPT(ctx context.Context, path string, o DatasetOptions) (*Dataset, error) {
-	f, err := os.Open(path)
+	entries, err := readShareGPT(path, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var entries []struct {
-		Conversations []struct {
-			From  string `json:"from"`
-			Value string `json:"value"`
-		} `json:"conversations"`
-	}
-	if err := json.NewDecoder(f).Decode(&entries); err != nil {
-		return nil, fmt.Errorf("%s: not a ShareGPT JSON array: %w", path, err)
-	}
-	rng := rand.New(rand.NewPCG(uint64(o.Seed), 0x73686172))
-	rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
 	c := counter{o.Tok, o.Sizing}
 	d := &Dataset{Name: "ShareGPT " + path}
 	for _, e := range entries {
@@ -112,6 +100,30 @@ func LoadShareGPT(ctx context.Context, path string, o DatasetOptions) (*Dataset,
 		return nil, fmt.Errorf("%s: no usable conversations", path)
 	}
 	return d, nil
+}
+
+// shareGPTEntry is one conversation of a ShareGPT file.
+type shareGPTEntry struct {
+	Conversations []struct {
+		From  string `json:"from"`
+		Value string `json:"value"`
+	} `json:"conversations"`
+}
+
+// readShareGPT reads a ShareGPT file's conversations, shuffled by seed.
+func readShareGPT(path string, seed int64) ([]shareGPTEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var entries []shareGPTEntry
+	if err := json.NewDecoder(f).Decode(&entries); err != nil {
+		return nil, fmt.Errorf("%s: not a ShareGPT JSON array: %w", path, err)
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x73686172))
+	rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
+	return entries, nil
 }
 
 // LoadJSONL reads one JSON object a line: {"prompt": "...", and the

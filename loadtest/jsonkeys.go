@@ -86,7 +86,8 @@ func (rep *Report) VLLMKeys() []KV {
 		kv = append(kv, KV{"llm_prober_send_lag_ms", statsMap(rep.Lag)})
 	}
 	kv = append(kv, rep.scheduleKeys()...)
-	return kv
+	kv = append(kv, rep.stageKeys()...)
+	return append(kv, rep.turnKeys()...)
 }
 
 func statsMap(s Stats) map[string]float64 {

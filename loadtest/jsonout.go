@@ -94,6 +94,7 @@ type requestJSON struct {
 	Planned      float64   `json:"planned_s"`
 	Start        float64   `json:"start_s"`
 	SlotWaited   bool      `json:"slot_waited,omitempty"` // queued for a --max-concurrency slot
+	Turn         int16     `json:"turn,omitempty"`        // of a multi-turn session
 	TTFT         float64   `json:"ttft"`
 	TPOT         float64   `json:"tpot"`
 	E2EL         float64   `json:"latency"`
@@ -117,7 +118,7 @@ func (j *JSONOut) Add(rec *Record, res *prober.Result) {
 	if res.Err != nil {
 		errMsg = res.Err.Error()
 	}
-	r := requestJSON{Index: rec.Index, Warmup: rec.Warmup, Planned: sec(rec.Planned), Start: sec(rec.Start), SlotWaited: rec.SlotWaited,
+	r := requestJSON{Index: rec.Index, Warmup: rec.Warmup, Planned: sec(rec.Planned), Start: sec(rec.Start), SlotWaited: rec.SlotWaited, Turn: rec.Turn,
 		TTFT: sec(rec.TTFT), TPOT: sec(rec.TPOT), E2EL: sec(rec.E2EL), ITLs: itls,
 		PromptLen: rec.PlannedPrompt, PromptTokens: rec.PromptTokens, CachedTokens: rec.CachedTokens,
 		OutputTokens: rec.OutputTokens, Success: rec.Success(), Reason: string(rec.Reason), Error: errMsg}

@@ -32,6 +32,10 @@ type Options struct {
 	// Concurrency > 0 makes the run closed-loop: that many users, each
 	// sending its next request when the last one ends.
 	Concurrency int
+	// Ramp, if set, changes the open-loop rate over the run (Rate must
+	// be +Inf, unset); a Timeline workload (a trace) sets the send times
+	// itself. See shape.go.
+	Ramp *Ramp
 
 	// Warm-up requests (the first WarmupRequests, or those planned in the
 	// first WarmupDuration) are sent but not measured. At an infinite
@@ -78,6 +82,12 @@ func (o *Options) WarmupConcurrency() int {
 func (o *Options) ClosedLoop() bool { return o.Concurrency > 0 }
 
 func (o *Options) check() error {
+	if err := o.checkShape(); err != nil {
+		return err
+	}
+	if err := o.checkSessions(); err != nil {
+		return err
+	}
 	switch {
 	case o.Target == nil || o.Client == nil || o.Workload == nil:
 		return errors.New("loadtest: Target, Client and Workload are required")

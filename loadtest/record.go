@@ -30,6 +30,9 @@ type Record struct {
 	// SlotWaited is set when no --max-concurrency slot was free at the
 	// planned time: the request queued in the client.
 	SlotWaited bool
+	// Turn is the request's turn in its session (1: the first), 0
+	// outside a multi-turn workload.
+	Turn int16
 }
 
 // ReasonCancelled marks a request the run itself cut off (an interrupt,

@@ -53,6 +53,13 @@ type Report struct {
 	// --duration's end): not failures; against goodput only when they
 	// had already missed an SLO.
 	Cancelled int
+	// Shape names a ramp or trace run's schedule ("" at a constant rate,
+	// whose Rate is then the mean planned rate); Stages split such a run
+	// by request order (stages.go).
+	Shape  string
+	Stages []Stage
+	// Turns are a multi-turn run's figures by turn index (sessions.go).
+	Turns []TurnStats
 	// Latency from the schedule (open loop, schedule.go); Good,
 	// GoodputRate and GoodputPercent are those of Basis.
 	Schedule
@@ -126,7 +133,16 @@ func Summarize(r *Run, slo SLO, ps []float64) *Report {
 	rep.E2EL = exactStats(e2el, ps)
 	rep.ITL = r.ITL.Stats(ps)
 	rep.Lag = exactStats(lag, ps)
+	if o.shaped() && !o.ClosedLoop() {
+		rep.Shape = "trace replay"
+		if o.Ramp != nil {
+			rep.Shape = o.Ramp.Describe()
+		}
+		rep.Rate = shapeRate(sc.spans[0], sc.spans[1], sc.measured)
+	}
 	sc.finish(rep, ps)
+	summarizeStages(r, rep, ps)
+	summarizeTurns(r, rep, ps)
 	return rep
 }
 

@@ -92,9 +92,12 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	if o.Progress != nil {
 		stopProgress = r.reportProgress(progressDone)
 	}
-	if o.ClosedLoop() {
+	switch {
+	case o.ClosedLoop():
 		r.closedLoop()
-	} else {
+	case o.sessions() != nil:
+		r.sessionLoop()
+	default:
 		r.openLoop()
 	}
 	r.run.Ended = time.Now()
@@ -109,6 +112,9 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 func (r *runner) total() int {
 	if r.o.NumPrompts <= 0 {
 		return 0
+	}
+	if c, ok := r.o.Workload.(interface{ Requests(sessions int) int }); ok {
+		return c.Requests(r.o.NumPrompts + r.o.WarmupRequests) // turns of multi-turn sessions
 	}
 	return r.o.NumPrompts + r.o.WarmupRequests
 }
@@ -153,7 +159,7 @@ func (r *runner) openLoop() {
 	if r.o.MaxConcurrency > 0 {
 		sem = make(chan struct{}, r.o.MaxConcurrency)
 	}
-	arr := newArrivals(r.o.Rate, r.o.Burstiness, r.o.Seed)
+	arr := r.o.plan()
 	r.waker = newWaker()
 	defer r.waker.close()
 	timer := time.NewTimer(time.Hour)
@@ -162,7 +168,7 @@ func (r *runner) openLoop() {
 	// sent all at once (or, by duration, without end). It goes first,
 	// bounded, and the schedule starts when it has ended.
 	first, origin := 0, time.Duration(0)
-	if math.IsInf(r.o.Rate, 1) && (r.o.WarmupRequests > 0 || r.o.WarmupDuration > 0) {
+	if math.IsInf(r.o.Rate, 1) && !r.o.shaped() && (r.o.WarmupRequests > 0 || r.o.WarmupDuration > 0) {
 		first = r.warmupAtOnce(r.o.WarmupConcurrency())
 		origin = time.Since(r.started)
 		if r.o.WarmupDuration > 0 {
@@ -288,9 +294,14 @@ func (r *runner) closedLoop() {
 // do sends request i (at its planned time, if wait) and records it;
 // slotWaited says it queued for a --max-concurrency slot.
 func (r *runner) do(i int, planned time.Duration, warmup, wait, slotWaited bool) {
-	defer r.inflight.Add(-1)
 	it := r.o.Workload.Item(i)
-	m := r.module(it)
+	r.send(i, planned, it, r.module(it), 0, warmup, wait, slotWaited)
+}
+
+// send sends request i, the module m built for item it (turn > 0: that
+// turn of a session), and records it.
+func (r *runner) send(i int, planned time.Duration, it Item, m *config.Module, turn int, warmup, wait, slotWaited bool) *prober.Result {
+	defer r.inflight.Add(-1)
 	if wait {
 		r.waker.sleep(time.Until(r.started.Add(planned)))
 	}
@@ -327,7 +338,7 @@ func (r *runner) do(i int, planned time.Duration, warmup, wait, slotWaited bool)
 		PlannedPrompt: int32(it.PromptTokens), PromptTokens: int32(res.PromptTokens),
 		CachedTokens: int32(res.CachedTokens), PlannedOutput: int32(it.OutputTokens),
 		OutputTokens: int32(res.OutputTokens), ITLCount: int32(len(res.ITL)),
-		Reason: res.Reason, Warmup: warmup, SlotWaited: slotWaited}
+		Reason: res.Reason, Warmup: warmup, SlotWaited: slotWaited, Turn: int16(min(turn, math.MaxInt16))}
 	if !res.Success() {
 		rec.TPOT, rec.E2EL = 0, 0
 		if !rec.Cancelled() || !res.HasTTFT {
@@ -338,6 +349,7 @@ func (r *runner) do(i int, planned time.Duration, warmup, wait, slotWaited bool)
 		}
 	}
 	r.record(rec, res, warmup)
+	return res
 }
 
 // cancelled records request i, due but never sent: an interrupt came

@@ -19,7 +19,10 @@ func (rep *Report) WriteText(w io.Writer) {
 		line("Load", fmt.Sprintf("closed-loop, %d concurrent users", rep.MaxConcurrency))
 	default:
 		load := "open-loop, all requests at once"
-		if !math.IsInf(rep.Rate, 1) {
+		switch {
+		case rep.Shape != "":
+			load = fmt.Sprintf("open-loop, %s (mean %s req/s planned)", rep.Shape, fmtG(rep.Rate))
+		case !math.IsInf(rep.Rate, 1):
 			load = fmt.Sprintf("open-loop, %s req/s, burstiness %g", fmtG(rep.Rate), rep.Burstiness)
 			if rep.Burstiness == 1 {
 				load += " (Poisson)"
@@ -80,6 +83,8 @@ func (rep *Report) WriteText(w io.Writer) {
 		rep.writeStats(w, "TTFT from the planned send time", "TTFT", rep.SchedTTFT)
 		rep.writeStats(w, "E2EL from the planned send time", "E2EL", rep.SchedE2EL)
 	}
+	rep.writeStages(w)
+	rep.writeTurns(w)
 	fmt.Fprintln(w, center("Latency basis", '-'))
 	fmt.Fprintf(w, "%-40s %s\n", "Goodput, --fail-on, knee, verdict use:", "from the "+rep.Basis)
 	fmt.Fprintln(w, "("+rep.BasisReason+")")

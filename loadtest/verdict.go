@@ -68,6 +68,7 @@ func Judge(rep *Report, srv *ServerReport) Verdict {
 		add("caveat: %d of %d requests failed (%.1f%%, at most %g%% allowed)", rep.Failed, rep.Completed+rep.Failed,
 			100*failedShare(rep), 100*MaxFailedShare)
 	}
+	rep.shapeCaveat(add)
 	// The client's verdict still shows the server's evidence: it is why
 	// the server was not named.
 	client, clientSummary := clientHeldBack(rep, srv, add)
