@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/llm-prober/llm-prober/loadtest"
 )
@@ -53,6 +55,10 @@ type benchFlags struct {
 	minSamples                 int
 	label                      string
 	saveTexts                  bool
+	web                        *web.FlagConfig // --web.listen-address: live metrics (bench_live.go)
+	// liveHook, for tests, gets the live listener's address once it
+	// serves and again just before it closes.
+	liveHook func(addr string, closing bool)
 }
 
 // newBenchCmd registers `llm-prober bench` on app.
@@ -117,6 +123,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.headroom)
 	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.gpusPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.kneeRate)
+	b.web = kingpinflag.AddFlags(c, "")
 	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
 	b.compare = newBenchCompareCmd(c, b)
 	return b

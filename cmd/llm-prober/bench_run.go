@@ -41,6 +41,7 @@ type benchEnv struct {
 	vllm        *bool            // the target is vLLM (takes cache_salt); nil until checked
 	csv         *loadtest.CSVOut // --output-csv
 	runName     string           // --num-runs: the run, the CSV's point
+	live        *benchLive       // --web.listen-address
 }
 
 // benchResult is one run with its analysis.
@@ -79,6 +80,10 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 		return 1, err
 	}
 	defer env.client.CloseIdleConnections()
+	if err := env.startLive(); err != nil {
+		return 1, err
+	}
+	defer env.stopLive()
 	if env.workload, env.sizing, err = b.workload(ctx, env.client, env.target, log); err != nil {
 		return 1, err
 	}
@@ -161,6 +166,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		o.OnResult = jo.Add
 	}
 	env.withCSV(&o, kind)
+	env.live.attach(&o)
 	var w *loadtest.Watcher
 	if b.serverMetrics {
 		w = loadtest.Watch(ctx, env.client, env.target, b.metricsInterval)
