@@ -55,6 +55,7 @@ type benchFlags struct {
 	minSamples                 int
 	label                      string
 	saveTexts                  bool
+	extraURLs, extraMatch      []string        // --extra-metrics-url, --extra-metrics-match (bench_meta.go)
 	web                        *web.FlagConfig // --web.listen-address: live metrics (bench_live.go)
 	// liveHook, for tests, gets the live listener's address once it
 	// serves and again just before it closes.
@@ -107,7 +108,9 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("fail-on", "Exit 3 if this holds, e.g. 'goodput<99' (needs --goodput), 'p99_ttft>500' (p99 in --percentiles), 'failed>0', any-failure (repeatable; keys checked before the run).").StringsVar(&b.failOn)
 	c.Flag("progress", "Progress output on stderr: auto (a bar on a terminal, else lines), bar, lines, off.").Default("auto").EnumVar(&b.progress, "auto", "bar", "lines", "off")
 	c.Flag("server-metrics", "Scrape the server's /metrics before, during and after the run (--no-server-metrics to skip).").Default("true").BoolVar(&b.serverMetrics)
-	c.Flag("metrics-interval", "How often to scrape the server's /metrics during the run.").Default("1s").DurationVar(&b.metricsInterval)
+	c.Flag("metrics-interval", "How often to scrape the server's /metrics (and --extra-metrics-url) during the run.").Default("1s").DurationVar(&b.metricsInterval)
+	c.Flag("extra-metrics-url", "Also scrape this exporter during every run (repeatable; e.g. a DCGM exporter's http://host:9400/metrics) and report its GPU utilisation, memory used and power (mean, min, max) per run and sweep point; its failures are reported, never fatal.").StringsVar(&b.extraURLs)
+	c.Flag("extra-metrics-match", "Families of --extra-metrics-url to report besides DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_POWER_USAGE: a regex matching whole names (repeatable).").StringsVar(&b.extraMatch)
 
 	c.Flag("sweep", "Sweep: a synchronous baseline, a max-throughput run, then rates in between; report the knee.").BoolVar(&b.sweep)
 	c.Flag("rates", "Sweep these rates (req/s, comma-separated) instead of the automatic ones.").StringVar(&b.rates)

@@ -42,6 +42,8 @@ type benchEnv struct {
 	csv         *loadtest.CSVOut // --output-csv
 	runName     string           // --num-runs: the run, the CSV's point
 	live        *benchLive       // --web.listen-address
+	meta        *loadtest.Metadata
+	extra       *benchExtra // --extra-metrics-url
 }
 
 // benchResult is one run with its analysis.
@@ -50,6 +52,7 @@ type benchResult struct {
 	fresh   freshness // how its prompts were kept out of the prefix cache
 	report  *loadtest.Report
 	server  loadtest.ServerReport
+	extra   *loadtest.ExtraReport // --extra-metrics-url
 	verdict loadtest.Verdict
 }
 
@@ -72,6 +75,9 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 	if err := b.checkNumRuns(); err != nil {
 		return 2, err
 	}
+	if err := env.parseExtra(); err != nil {
+		return 2, err
+	}
 	var err error
 	if b.kneeRate > 0 && b.url == "" && b.target == "" {
 		return b.planOnly(env)
@@ -84,6 +90,7 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 		return 1, err
 	}
 	defer env.stopLive()
+	env.collectMetadata(ctx)
 	if env.workload, env.sizing, err = b.workload(ctx, env.client, env.target, log); err != nil {
 		return 1, err
 	}
@@ -106,6 +113,7 @@ func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) 
 	res.report.WriteText(out)
 	res.report.WriteUncertainty(out)
 	res.server.WriteText(out, res.verdict)
+	env.writeExtra(res)
 	if b.outputJSON != "" {
 		fmt.Fprintf(log, "wrote %s\n", b.outputJSON)
 	}
@@ -171,7 +179,9 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 	if b.serverMetrics {
 		w = loadtest.Watch(ctx, env.client, env.target, b.metricsInterval)
 	}
+	xw := env.watchExtra(ctx)
 	run, err := loadtest.Execute(ctx, o)
+	extra := env.stopExtra(xw, label)
 	if err == nil {
 		err = env.flushCSV()
 	}
@@ -181,7 +191,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		}
 		return nil, err
 	}
-	res := &benchResult{run: run, fresh: f, report: loadtest.Summarize(run, env.slo, env.ps)}
+	res := &benchResult{run: run, fresh: f, report: loadtest.Summarize(run, env.slo, env.ps), extra: extra}
 	if w != nil {
 		// After an interrupt the last scrape gets a second, not five: the
 		// user is waiting for the partial report.
@@ -209,7 +219,11 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 			loadtest.KV{Key: "llm_prober_prompt_sizing", Value: env.sizing.Describe()},
 			loadtest.KV{Key: "llm_prober_prompts", Value: f},
 			loadtest.KV{Key: "llm_prober_server", Value: res.server},
-			loadtest.KV{Key: "llm_prober_verdict", Value: res.verdict})
+			loadtest.KV{Key: "llm_prober_verdict", Value: res.verdict},
+			loadtest.KV{Key: "llm_prober_metadata", Value: env.meta})
+		if res.extra != nil {
+			head = append(head, loadtest.KV{Key: "llm_prober_extra_metrics", Value: res.extra})
+		}
 		if err := jo.Write(jsonPath, head); err != nil {
 			return nil, err
 		}

@@ -51,6 +51,7 @@ func (env *benchEnv) repeat(ctx context.Context) (int, error) {
 		fmt.Fprintf(env.out, "\nRun %d of %d (seed %d)\n", i+1, b.numRuns, seed)
 		res.report.WriteText(env.out)
 		res.server.WriteText(env.out, res.verdict)
+		env.writeExtra(res)
 		if res.run.Interrupted {
 			return 1, errors.New("interrupted; the reports cover the runs and requests that finished")
 		}
