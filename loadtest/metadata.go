@@ -249,7 +249,7 @@ func (m *Metadata) WriteText(w io.Writer) {
 		load = fmt.Sprintf("%.2f %.2f %.2f", c.LoadAvg[0], c.LoadAvg[1], c.LoadAvg[2])
 	}
 	line("Client", fmt.Sprintf("%s, %s/%s, %d CPUs (GOMAXPROCS %d), load %s", c.Hostname, c.OS, c.Arch, c.CPUs, c.GOMAXPROCS, load))
-	line("llm-prober", c.Version+", "+c.GoVersion)
+	line("llm-prober", c.Version) // its Go version is in it
 }
 
 // metricLabels is a series' labels as a map, cut to maxMetaKeys.
