@@ -48,7 +48,7 @@ func TestBenchCLIMetadataAndExtraMetrics(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
 	for _, want := range []string{"Run metadata", "Server version:                          0.", "block_size=16",
-		"from:                                  /version, vllm:cache_config_info", 
+		"from:                                  /version, vllm:cache_config_info",
 		"Extra metrics: rate 20.00 req/s", "Extra metrics over every point", `DCGM_FI_DEV_GPU_UTIL{gpu="0"}`,
 		`DCGM_FI_DEV_SM_CLOCK{gpu="0"}`, "302 Found"} {
 		if !strings.Contains(stdout, want) {
