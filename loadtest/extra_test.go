@@ -133,19 +133,28 @@ func TestWatchExtraHostileEndpoints(t *testing.T) {
 		fmt.Fprint(w, dcgmExposition(1))
 	}))
 	defer target.Close()
-	endless := func(line string) *httptest.Server {
+	endless := func(line string, announce bool) *httptest.Server {
 		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			b := []byte(line)
-			for range (17<<20)/len(b) + 1 {
+			n := (17<<20)/len(b) + 1
+			if announce {
+				w.Header().Set("Content-Length", fmt.Sprint(n*len(b)))
+			}
+			for range n {
 				if _, err := w.Write(b); err != nil {
 					return
 				}
 			}
 		}))
 	}
-	huge := endless("DCGM_FI_DEV_SM_CLOCK{gpu=\"0\"} 1\n") // unwanted lines: the 16 MiB cap
+	// 17 MiB of unwanted lines: refused on its Content-Length, or, not
+	// announced, cut at 16 MiB read (or by the scrape's timeout on a slow
+	// machine: bounded either way); as many wanted lines: the sample cap.
+	huge := endless("DCGM_FI_DEV_SM_CLOCK{gpu=\"0\"} 1\n", true)
 	defer huge.Close()
-	many := endless("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 1\n") // wanted ones: the sample cap
+	hugeStream := endless("DCGM_FI_DEV_SM_CLOCK{gpu=\"0\"} 1\n", false)
+	defer hugeStream.Close()
+	many := endless("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 1\n", false)
 	defer many.Close()
 	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target.URL+"/metrics", http.StatusFound)
@@ -159,17 +168,18 @@ func TestWatchExtraHostileEndpoints(t *testing.T) {
 	refused.Close()
 
 	client := extraTestClient()
-	urls := []string{huge.URL + "/metrics", redirect.URL + "/metrics", fail.URL + "/metrics", many.URL, refused.URL + "/metrics", good.URL + "/metrics"}
+	urls := []string{huge.URL + "/metrics", hugeStream.URL, redirect.URL + "/metrics", fail.URL + "/metrics", many.URL, refused.URL + "/metrics", good.URL + "/metrics"}
 	w := WatchExtra(t.Context(), client, urls, DefaultExtraFamilies, 5*time.Millisecond)
 	waitFor(func() bool { return w.attempted(2) })
 	rep := w.Stop()
-	want := []string{"over the 16777216-byte limit", "302", "500", "more than 50000 samples", "connect"}
-	for i, e := range rep.Endpoints[:5] {
-		if e.Failures < 1 || e.Scrapes != 0 || len(e.Series) != 0 || !strings.Contains(e.LastError, want[i]) {
+	want := []string{"over the 16777216-byte limit", "over the 16777216-byte limit|timeout", "302", "500",
+		"more than 50000 samples|timeout", "connect"}
+	for i, e := range rep.Endpoints[:6] {
+		if e.Failures < 1 || e.Scrapes != 0 || len(e.Series) != 0 || !regexp.MustCompile(want[i]).MatchString(e.LastError) {
 			t.Errorf("%s: %d failures, %d scrapes, last error %q (want %q)", e.URL, e.Failures, e.Scrapes, e.LastError, want[i])
 		}
 	}
-	if g := rep.Endpoints[5]; g.Scrapes < 1 || len(g.Series) != 6 {
+	if g := rep.Endpoints[6]; g.Scrapes < 1 || len(g.Series) != 6 {
 		t.Errorf("the good endpoint beside them: %+v", g)
 	}
 	if followed.Load() != 0 {
