@@ -13,7 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/exporter-toolkit/web"
 
@@ -97,8 +96,10 @@ func (env *benchEnv) startLive() error {
 	t := *env.target
 	t.Name = l.target
 	info := &config.Config{Targets: []*config.Target{&t}}
-	reg.MustRegister(versioncollector.NewCollector("llm_prober"), collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), prober.NewTargetInfo(func() *config.Config { return info }))
+	// No llm_prober_build_info: LLMProberDown pages for an instance that
+	// exposed it and went away, and a benchmark ends by design.
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prober.NewTargetInfo(func() *config.Config { return info }))
 	l.register(reg)
 	l.metrics.Init(l.target, env.target.Model, benchLiveModule, 0, map[string]time.Duration{
 		"ttft": env.slo.TTFT, "tpot": env.slo.TPOT, "e2el": env.slo.E2EL})
