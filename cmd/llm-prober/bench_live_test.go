@@ -15,14 +15,11 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/mockvllm"
-	"github.com/llm-prober/llm-prober/prober"
 )
 
 // benchLiveCLI runs bench with hook on its live listener.
@@ -239,25 +236,5 @@ func TestBenchLiveListenerErrors(t *testing.T) {
 		"--progress", "off", "--no-server-metrics")
 	if code != 0 || strings.Contains(log, "live metrics") {
 		t.Errorf("exit %d; a listener without --web.listen-address?\n%s", code, log)
-	}
-}
-
-// What the live listener adds to each finished request: the progress
-// counters and one Record into the probe families.
-func BenchmarkBenchLiveObserve(b *testing.B) {
-	reg := prometheus.NewRegistry()
-	l := &benchLive{metrics: prober.NewMetrics(reg), target: "t"}
-	l.register(reg)
-	l.metrics.Init("t", "m", benchLiveModule, 0, nil)
-	res := &prober.Result{Target: "bench", Model: "m", Module: benchLiveModule, TTFT: 40 * time.Millisecond,
-		TPOT: 8 * time.Millisecond, E2EL: 1040 * time.Millisecond, OutputTokens: 128, HasTTFT: true}
-	res.ITL = make([]time.Duration, 127)
-	for i := range res.ITL {
-		res.ITL[i] = 8 * time.Millisecond
-	}
-	rec := &loadtest.Record{}
-	b.ReportAllocs()
-	for b.Loop() {
-		l.observe(rec, res)
 	}
 }

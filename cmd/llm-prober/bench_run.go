@@ -41,7 +41,7 @@ type benchEnv struct {
 	vllm        *bool            // the target is vLLM (takes cache_salt); nil until checked
 	csv         *loadtest.CSVOut // --output-csv
 	runName     string           // --num-runs: the run, the CSV's point
-	live        *benchLive       // --web.listen-address
+	live        *loadtest.Live   // --web.listen-address
 	meta        *loadtest.Metadata
 	extra       *benchExtra // --extra-metrics-url
 }
@@ -174,7 +174,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		o.OnResult = jo.Add
 	}
 	env.withCSV(&o, kind)
-	env.live.attach(&o)
+	env.live.Attach(&o)
 	var w *loadtest.Watcher
 	if b.serverMetrics {
 		w = loadtest.Watch(ctx, env.client, env.target, b.metricsInterval)
