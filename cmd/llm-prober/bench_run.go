@@ -43,7 +43,7 @@ type benchEnv struct {
 	runName     string           // --num-runs: the run, the CSV's point
 	live        *loadtest.Live   // --web.listen-address
 	meta        *loadtest.Metadata
-	extra       *benchExtra // --extra-metrics-url
+	extra       *loadtest.ExtraSet // --extra-metrics-url
 }
 
 // benchResult is one run with its analysis.
@@ -179,9 +179,9 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 	if b.serverMetrics {
 		w = loadtest.Watch(ctx, env.client, env.target, b.metricsInterval)
 	}
-	xw := env.watchExtra(ctx)
+	xw := env.extra.Watch(ctx, b.metricsInterval)
 	run, err := loadtest.Execute(ctx, o)
-	extra := env.stopExtra(xw, label)
+	extra := env.extra.Stop(xw, label)
 	if err == nil {
 		err = env.flushCSV()
 	}
