@@ -1,6 +1,10 @@
 package loadtest
 
-import "time"
+import (
+	"time"
+
+	"github.com/prometheus/exporter-toolkit/web"
+)
 
 // BenchConfig is one `llm-prober bench` invocation: what to run, how to
 // decide and where to write, as its flags give it. A field's flag is its
@@ -52,6 +56,14 @@ type BenchConfig struct {
 	SaveTexts                               bool // --save-generated-texts
 	Derive                                  DeriveConfig
 	Shape                                   ShapeConfig
+	ExtraURLs                               []string        // --extra-metrics-url
+	ExtraMatch                              []string        // --extra-metrics-match
+	Web                                     *web.FlagConfig // --web.listen-address, --web.config.file: live metrics (live.go)
+	// LiveHook, for tests, gets the live listener's address once it
+	// serves and again just before it closes.
+	LiveHook func(addr string, closing bool)
+	// Version is llm-prober's, for the run's metadata.
+	Version string
 
 	// LogIsTerminal: the log writer is a terminal, so --progress auto
 	// draws a bar rather than lines.

@@ -38,9 +38,12 @@ type benchEnv struct {
 	rates       []float64 // --rates
 	temperature *float64  // --temperature, if given
 	out, log    io.Writer
-	vllm        *bool   // the target is vLLM (takes cache_salt); nil until checked
-	csv         *CSVOut // --output-csv
-	runName     string  // --num-runs: the run, the CSV's point
+	vllm        *bool     // the target is vLLM (takes cache_salt); nil until checked
+	csv         *CSVOut   // --output-csv
+	runName     string    // --num-runs: the run, the CSV's point
+	live        *Live     // --web.listen-address
+	meta        *Metadata // server and client, in every run's JSON
+	extra       *ExtraSet // --extra-metrics-url
 }
 
 // benchResult is one run with its analysis.
@@ -50,7 +53,8 @@ type benchResult struct {
 	report  *Report
 	server  ServerReport
 	verdict Verdict
-	view    *RunView // --report's, nil without it
+	view    *RunView     // --report's, nil without it
+	extra   *ExtraReport // --extra-metrics-url
 }
 
 // RunBench runs what b asks for (one run, --num-runs repeats, a sweep, or
@@ -68,7 +72,11 @@ func RunBench(ctx context.Context, b *BenchConfig, out, log io.Writer) (int, err
 	if err := b.checkNumRuns(); err != nil {
 		return ExitBadInput, err
 	}
-	var err error
+	extra, err := NewExtraSet(b.ExtraURLs, b.ExtraMatch)
+	if err != nil {
+		return ExitBadInput, err
+	}
+	env.extra = extra
 	if b.KneeRate > 0 && b.URL == "" && b.Target == "" {
 		return b.planOnly(env)
 	}
@@ -79,6 +87,11 @@ func RunBench(ctx context.Context, b *BenchConfig, out, log io.Writer) (int, err
 		return ExitError, err
 	}
 	defer env.client.CloseIdleConnections()
+	if err := env.startLive(); err != nil {
+		return ExitError, err
+	}
+	defer env.stopLive()
+	env.collectMetadata(ctx)
 	if env.workload, env.sizing, err = b.workload(ctx, env.client, env.target, log); err != nil {
 		return ExitError, err
 	}
@@ -101,6 +114,7 @@ func RunBench(ctx context.Context, b *BenchConfig, out, log io.Writer) (int, err
 	res.report.WriteText(out)
 	res.report.WriteUncertainty(out)
 	res.server.WriteText(out, res.verdict)
+	env.writeExtra(res)
 	if b.OutputJSON != "" {
 		fmt.Fprintf(log, "wrote %s\n", b.OutputJSON)
 	}
@@ -165,11 +179,14 @@ func (env *benchEnv) executeWith(ctx context.Context, o Options, label, jsonPath
 		o.OnResult = jo.Add
 	}
 	env.withCSV(&o, kind)
+	env.live.Attach(&o)
 	var w *Watcher
 	if b.ServerMetrics {
 		w = Watch(ctx, env.client, env.target, b.MetricsInterval)
 	}
+	xw := env.extra.Watch(ctx, b.MetricsInterval)
 	run, err := Execute(ctx, o)
+	extra := env.extra.Stop(xw, label)
 	if err == nil {
 		err = env.flushCSV()
 	}
@@ -179,7 +196,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o Options, label, jsonPath
 		}
 		return nil, err
 	}
-	res := &benchResult{run: run, fresh: f, report: Summarize(run, env.slo, env.ps)}
+	res := &benchResult{run: run, fresh: f, report: Summarize(run, env.slo, env.ps), extra: extra}
 	if w != nil {
 		// After an interrupt the last scrape gets a second, not five: the
 		// user is waiting for the partial report.
@@ -208,7 +225,11 @@ func (env *benchEnv) executeWith(ctx context.Context, o Options, label, jsonPath
 			KV{Key: "llm_prober_prompt_sizing", Value: env.sizing.Describe()},
 			KV{Key: "llm_prober_prompts", Value: f},
 			KV{Key: "llm_prober_server", Value: res.server},
-			KV{Key: "llm_prober_verdict", Value: res.verdict})
+			KV{Key: "llm_prober_verdict", Value: res.verdict},
+			KV{Key: "llm_prober_metadata", Value: env.meta})
+		if res.extra != nil {
+			head = append(head, KV{Key: "llm_prober_extra_metrics", Value: res.extra})
+		}
 		if dw := b.Derive.derived; dw != nil {
 			head = append(head, KV{Key: "llm_prober_derived_workload", Value: dw})
 		}

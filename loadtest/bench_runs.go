@@ -50,6 +50,7 @@ func (env *benchEnv) repeat(ctx context.Context) (int, error) {
 		fmt.Fprintf(env.out, "\nRun %d of %d (seed %d)\n", i+1, b.NumRuns, seed)
 		res.report.WriteText(env.out)
 		res.server.WriteText(env.out, res.verdict)
+		env.writeExtra(res)
 		if res.run.Interrupted {
 			return ExitError, errors.New("interrupted; the reports cover the runs and requests that finished")
 		}

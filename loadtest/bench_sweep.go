@@ -83,6 +83,7 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 	}
 	if sw != nil && len(sw.Points) > 0 {
 		sw.WriteText(env.out)
+		env.extra.WritePoints(env.out)
 	}
 	if err != nil {
 		// Interrupted: the points so far are still written.

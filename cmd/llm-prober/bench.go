@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/llm-prober/llm-prober/loadtest"
 )
@@ -70,7 +72,9 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("fail-on", "Exit 3 if this holds, e.g. 'goodput<99' (needs --goodput), 'p99_ttft>500' (p99 in --percentiles), 'failed>0', any-failure (repeatable; keys checked before the run).").StringsVar(&b.FailOn)
 	c.Flag("progress", "Progress output on stderr: auto (a bar on a terminal, else lines), bar, lines, off.").Default("auto").EnumVar(&b.Progress, "auto", "bar", "lines", "off")
 	c.Flag("server-metrics", "Scrape the server's /metrics before, during and after the run (--no-server-metrics to skip).").Default("true").BoolVar(&b.ServerMetrics)
-	c.Flag("metrics-interval", "How often to scrape the server's /metrics during the run.").Default("1s").DurationVar(&b.MetricsInterval)
+	c.Flag("metrics-interval", "How often to scrape the server's /metrics (and --extra-metrics-url) during the run.").Default("1s").DurationVar(&b.MetricsInterval)
+	c.Flag("extra-metrics-url", "Also scrape this exporter during every run (repeatable; e.g. a DCGM exporter's http://host:9400/metrics) and report its GPU utilisation, memory used and power (mean, min, max) per run and sweep point; its failures are reported, never fatal.").StringsVar(&b.ExtraURLs)
+	c.Flag("extra-metrics-match", "Families of --extra-metrics-url to report besides DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_POWER_USAGE: a regex matching whole names (repeatable).").StringsVar(&b.ExtraMatch)
 
 	c.Flag("sweep", "Sweep: a synchronous baseline, a max-throughput run, then rates in between; report the knee.").BoolVar(&b.Sweep)
 	c.Flag("rates", "Sweep these rates (req/s, comma-separated) instead of the automatic ones.").StringVar(&b.Rates)
@@ -88,6 +92,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.GPUsPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.KneeRate)
 	addDeriveFlags(c, &b.Derive)
+	b.Web = kingpinflag.AddFlags(c, "")
 	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
 	b.compare = newBenchCompareCmd(c, b)
 	return b
@@ -113,6 +118,7 @@ func (b *benchFlags) run() int {
 // main runs the benchmark the flags describe, reporting to out and log.
 func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) {
 	b.LogIsTerminal = isTerminal(log)
+	b.Version = version.Info()
 	return loadtest.RunBench(ctx, &b.BenchConfig, out, log)
 }
 
