@@ -343,18 +343,9 @@ func firstWords(s string, n int) string {
 	return s
 }
 
-// words is n vocabulary words drawn by rng.
+// words is n vocabulary words drawn by rng, as synthetic prompts are.
 func (t *Trace) words(rng *rand.Rand, n int) string {
-	v := (&Synthetic{Tok: t.Tok}).vocab()
-	var b strings.Builder
-	b.Grow(n * 8)
-	for k := range n {
-		if k > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(v[rng.IntN(len(v))])
-	}
-	return b.String()
+	return (&Synthetic{Tok: t.Tok}).words(rng, n)
 }
 
 // Describe names the workload.
