@@ -126,11 +126,11 @@ func TestKneeFileReadsNoFurther(t *testing.T) {
 // Reading stops at the cap: a knee past it is not looked for.
 func TestKneeFileCap(t *testing.T) {
 	p := writeSweep(t, t.TempDir(), false, 4, 80_000) // about 1.6 MB, the knee at the end
-	_, err := readKneeFile(p, 1<<20)
+	_, err := readKneeFile(p, 1<<20, false)
 	if err == nil || err.Error() != p+": no knee in the first 1 MiB" {
 		t.Errorf("got %v", err)
 	}
-	if k, err := readKneeFile(p, 4<<20); err != nil || k.Rate != 8.25 {
+	if k, err := readKneeFile(p, 4<<20, false); err != nil || k.Rate != 8.25 {
 		t.Errorf("under the cap: %+v, %v", k, err)
 	}
 }

@@ -22,7 +22,10 @@ type Knee struct {
 	// headroom.
 	Rate, Offered  float64
 	GoodputPercent float64 // knee_goodput_percent: the SLO share the knee kept
-	Workload       string  // the first point's llm_prober_workload, seed dropped, and burstiness
+	Workload       string  // a point's llm_prober_workload, seed dropped, and burstiness
+	// PromptMean and OutputMean are the mean prompt and output tokens of
+	// the point at the knee, read by ReadKneePoint only (NaN: unknown).
+	PromptMean, OutputMean float64
 }
 
 // MaxKneeFileBytes caps what is read of a knee file: a sweep result holds
@@ -33,10 +36,16 @@ const MaxKneeFileBytes = 64 << 20
 // maxWorkloadBytes caps the workload kept from the file: it is a label value.
 const maxWorkloadBytes = 256
 
-// ReadKneeFile reads the knee of a sweep result at name.
-func ReadKneeFile(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes) }
+// ReadKneeFile reads the knee of a sweep result at name, and the first
+// point's workload (the daemon's capacity block: reading stops there).
+func ReadKneeFile(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes, false) }
 
-func readKneeFile(name string, limit int64) (*Knee, error) {
+// ReadKneePoint reads the knee of a sweep result at name and the point at
+// the knee: its workload and mean lengths (`llm-prober plan` compares them
+// with the traffic served). Every point is read, token by token.
+func ReadKneePoint(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes, true) }
+
+func readKneeFile(name string, limit int64, kneePoint bool) (*Knee, error) {
 	if err := readable(name); err != nil {
 		return nil, err
 	}
@@ -46,7 +55,7 @@ func readKneeFile(name string, limit int64) (*Knee, error) {
 	}
 	defer func() { _ = f.Close() }()
 	lr := &io.LimitedReader{R: f, N: limit}
-	k, found, err := scanKnee(json.NewDecoder(lr))
+	k, found, err := scanKnee(json.NewDecoder(lr), kneePoint)
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
@@ -68,9 +77,11 @@ func readKneeFile(name string, limit int64) (*Knee, error) {
 }
 
 // scanKnee reads the top-level keys it needs token by token (a sweep's
-// per-request arrays are never held) and stops once it has them all.
-func scanKnee(dec *json.Decoder) (*Knee, map[string]bool, error) {
-	k, found := &Knee{}, map[string]bool{}
+// per-request arrays are never held) and stops once it has them all;
+// with kneePoint, all the points too, for the one at the knee.
+func scanKnee(dec *json.Decoder, kneePoint bool) (*Knee, map[string]bool, error) {
+	k, found := &Knee{PromptMean: math.NaN(), OutputMean: math.NaN()}, map[string]bool{}
+	var points []point
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, nil, err
 	}
@@ -80,7 +91,7 @@ func scanKnee(dec *json.Decoder) (*Knee, map[string]bool, error) {
 		"knee_goodput_percent":       &k.GoodputPercent,
 	}
 	for dec.More() {
-		if found["knee_achieved_request_rate"] && found["llm_prober_workload"] {
+		if !kneePoint && found["knee_achieved_request_rate"] && found["llm_prober_workload"] {
 			return k, found, nil
 		}
 		tok, err := dec.Token()
@@ -91,15 +102,19 @@ func scanKnee(dec *json.Decoder) (*Knee, map[string]bool, error) {
 		switch p := floats[key]; {
 		case p != nil:
 			if err := dec.Decode(p); err != nil {
-				return nil, nil, fmt.Errorf("%s: %v", key, err)
+				return nil, nil, fmt.Errorf("%s: %w", key, err)
 			}
 			found[key] = true
-		case key == "points" && !found["llm_prober_workload"]:
+		case key == "points" && kneePoint && points == nil:
+			if points, err = readPoints(dec); err != nil {
+				return nil, nil, err
+			}
+		case key == "points" && !kneePoint && !found["llm_prober_workload"]:
 			w, ok, err := firstWorkload(dec)
 			if err != nil {
 				return nil, nil, err
 			}
-			k.Workload, found["llm_prober_workload"] = truncate(w, maxWorkloadBytes), ok
+			k.Workload, found["llm_prober_workload"] = w, ok
 			if found["knee_achieved_request_rate"] {
 				return k, found, nil // as bench writes it: the knee, then the points
 			}
@@ -112,6 +127,9 @@ func scanKnee(dec *json.Decoder) (*Knee, map[string]bool, error) {
 			}
 		}
 	}
+	if kneePoint && found["knee_request_rate"] {
+		k.atKnee(points)
+	}
 	return k, found, nil
 }
 
@@ -119,9 +137,112 @@ func scanKnee(dec *json.Decoder) (*Knee, map[string]bool, error) {
 // sweep point has its own, and the shape is the same.
 var seedRE = regexp.MustCompile(`, seed -?[0-9]+$`)
 
+// point is what ReadKneePoint keeps of a sweep point: its offered rate
+// (nil: "inf"), lengths and workload.
+type point struct {
+	rate                         *float64
+	completed, totalIn, totalOut float64
+	workload                     string
+	hasWorkload                  bool
+	burstiness                   *float64
+}
+
+// describe is p's workload without its seed, with its burstiness: arrival
+// burstiness moves the knee as much as lengths do.
+func (p *point) describe() string {
+	w := seedRE.ReplaceAllString(p.workload, "")
+	if p.hasWorkload && p.burstiness != nil {
+		w += fmt.Sprintf(", burstiness %g", *p.burstiness)
+	}
+	return truncate(w, maxWorkloadBytes)
+}
+
+// maxPoints bounds the points ReadKneePoint keeps (a sweep has tens).
+const maxPoints = 10_000
+
+// atKnee takes the workload and mean lengths of the point run at the
+// knee's offered rate.
+func (k *Knee) atKnee(points []point) {
+	for _, p := range points {
+		if p.rate != nil && *p.rate == k.Offered && p.completed > 0 {
+			k.PromptMean, k.OutputMean = p.totalIn/p.completed, p.totalOut/p.completed
+			k.Workload = p.describe()
+			return
+		}
+	}
+}
+
+// readPoint reads one point object, keeping what point holds and
+// skipping the rest (its per-request arrays) token by token.
+func readPoint(dec *json.Decoder, i int) (point, error) {
+	var p point
+	if err := expectDelim(dec, '{'); err != nil {
+		return p, fmt.Errorf("points[%d]: %v", i, err)
+	}
+	floats := map[string]*float64{"completed": &p.completed, "total_input_tokens": &p.totalIn, "total_output_tokens": &p.totalOut}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return p, err
+		}
+		key, _ := tok.(string)
+		var dst any
+		switch f := floats[key]; {
+		case f != nil:
+			dst = f
+		case key == "request_rate":
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return p, fmt.Errorf("points[%d].%s: %w", i, key, err)
+			}
+			var r float64
+			if json.Unmarshal(raw, &r) == nil {
+				p.rate = &r
+			}
+			continue
+		case key == "llm_prober_workload" && !p.hasWorkload:
+			dst, p.hasWorkload = &p.workload, true
+		case key == "burstiness" && p.burstiness == nil:
+			dst = &p.burstiness
+		default:
+			if err := skipValue(dec); err != nil {
+				return p, err
+			}
+			continue
+		}
+		if err := dec.Decode(dst); err != nil {
+			return p, fmt.Errorf("points[%d].%s: %w", i, key, err)
+		}
+	}
+	_, err := dec.Token() // '}'
+	return p, err
+}
+
+// readPoints reads the points array whole, one point at a time.
+func readPoints(dec *json.Decoder) ([]point, error) {
+	if err := expectDelim(dec, '['); err != nil {
+		return nil, fmt.Errorf("points: %v", err)
+	}
+	points := []point{}
+	for i := 0; dec.More(); i++ {
+		if i >= maxPoints {
+			if err := skipValue(dec); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		p, err := readPoint(dec, i)
+		if err != nil {
+			return nil, err
+		}
+		points = append(points, p)
+	}
+	_, err := dec.Token() // ']'
+	return points, err
+}
+
 // firstWorkload reads the opening of the points array and its first
-// point, for its llm_prober_workload (without its seed) and burstiness;
-// the other points are left unread.
+// point, for its workload; the other points are left unread.
 func firstWorkload(dec *json.Decoder) (string, bool, error) {
 	if err := expectDelim(dec, '['); err != nil {
 		return "", false, fmt.Errorf("points: %v", err)
@@ -129,42 +250,11 @@ func firstWorkload(dec *json.Decoder) (string, bool, error) {
 	if !dec.More() {
 		return "", false, nil
 	}
-	if err := expectDelim(dec, '{'); err != nil {
-		return "", false, fmt.Errorf("points[0]: %v", err)
-	}
-	var w string
-	var burstiness *float64
-	ok := false
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", false, err
-		}
-		switch key, _ := tok.(string); {
-		case key == "llm_prober_workload" && !ok:
-			if err := dec.Decode(&w); err != nil {
-				return "", false, fmt.Errorf("points[0].llm_prober_workload: %v", err)
-			}
-			ok = true
-		case key == "burstiness" && burstiness == nil:
-			// Arrival burstiness moves the knee as much as lengths do.
-			if err := dec.Decode(&burstiness); err != nil {
-				return "", false, fmt.Errorf("points[0].burstiness: %v", err)
-			}
-		default:
-			if err := skipValue(dec); err != nil {
-				return "", false, err
-			}
-		}
-	}
-	if _, err := dec.Token(); err != nil { // '}'
+	p, err := readPoint(dec, 0)
+	if err != nil {
 		return "", false, err
 	}
-	w = seedRE.ReplaceAllString(w, "")
-	if ok && burstiness != nil {
-		w += fmt.Sprintf(", burstiness %g", *burstiness)
-	}
-	return w, ok, nil
+	return p.describe(), p.hasWorkload, nil
 }
 
 // skipRest reads the rest of an array, its closing ']' included.

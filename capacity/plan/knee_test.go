@@ -25,18 +25,23 @@ func TestReadKnee(t *testing.T) {
 	if err != nil || k.Rate != 3.9 || k.Offered != 4 || k.PromptMean != 512 || k.OutputMean != 128 || k.Workload != "random 512/128" {
 		t.Errorf("knee %+v, %v: want 3.9 achieved at 4 offered, 512/128 tokens", k, err)
 	}
-	// An older file without the achieved rate: the offered one.
-	k, err = ReadKnee(write("offered.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "points": []}`))
-	if err != nil || k.Rate != 4 || !math.IsNaN(k.PromptMean) {
-		t.Errorf("offered only: %+v, %v", k, err)
+	// The daemon's reader and rule: the achieved rate or nothing.
+	if _, err := ReadKnee(write("offered.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "points": []}`)); err == nil ||
+		!strings.Contains(err.Error(), "no knee_achieved_request_rate") {
+		t.Errorf("offered only: %v", err)
+	}
+	// A knee point that was not run (or no points): lengths unknown.
+	k, err = ReadKnee(write("nopoint.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "knee_achieved_request_rate": 3.9, "points": []}`))
+	if err != nil || k.Rate != 3.9 || !math.IsNaN(k.PromptMean) || k.Workload != "" {
+		t.Errorf("no knee point: %+v, %v", k, err)
 	}
 	for name, c := range map[string]struct{ body, want string }{
 		"noknee.json":  {`{"knee_goodput_percent": 99, "points": []}`, "found no knee"},
-		"zero.json":    {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": 0}`, "not a positive rate"},
-		"run.json":     {`{"completed": 10, "request_rate": 4}`, "not a bench --sweep --output-json file"},
-		"garbled.json": {`{"knee_goodput_percent": 99, "knee_request_rate": `, "not a bench --sweep"},
-		"string.json":  {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": "NaN"}`, "not a bench --sweep"},
-		"empty.json":   {``, "not a bench --sweep"},
+		"zero.json":    {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": 0}`, "must be a positive finite number"},
+		"run.json":     {`{"completed": 10, "request_rate": 4}`, "want a bench --sweep --output-json result"},
+		"garbled.json": {`{"knee_goodput_percent": 99, "knee_request_rate": `, "the JSON ends early"},
+		"string.json":  {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": "NaN"}`, "cannot unmarshal string"},
+		"empty.json":   {``, "the JSON ends early"},
 	} {
 		if _, err := ReadKnee(write(name, c.body)); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v, want an error naming the file and %q", name, err, c.want)
