@@ -168,7 +168,7 @@ func TestPlanFromServedTraffic(t *testing.T) {
 		{"bad selector", prom.URL, append([]string{"--selector", `{target=}`}, kneeArgs...), 2, "--selector"},
 		{"two knees", prom.URL, append([]string{"--knee-rate", "3"}, kneeArgs...), 2, "not both"},
 		{"no knee", prom.URL, nil, 2, "--knee-file"},
-		{"garbled knee file", prom.URL, []string{"--knee-file", filepath.Join(dir, "max.json")}, 2, "not a bench --sweep --output-json file"},
+		{"garbled knee file", prom.URL, []string{"--knee-file", filepath.Join(dir, "max.json")}, 2, "want a bench --sweep --output-json result"},
 		{"missing knee file", prom.URL, []string{"--knee-file", filepath.Join(dir, "nope.json")}, 2, "--knee-file"},
 		{"bad timezone", prom.URL, append([]string{"--timezone", "Mars/Olympus"}, kneeArgs...), 2, "--timezone"},
 		{"headroom below 1", prom.URL, append([]string{"--headroom", "0.5"}, kneeArgs...), 2, "--headroom"},
