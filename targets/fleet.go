@@ -36,6 +36,7 @@ type Fleet struct {
 	// limited is each entry's last count of targets over its limit, to
 	// log when it changes rather than at every update.
 	limited map[string]int
+	entries map[string]discovery.Configs // the last ApplyConfig's
 }
 
 // Summary is what the last Derive found, for the status page.
@@ -81,8 +82,14 @@ func (f *Fleet) ApplyConfig(cfg *config.Config) error {
 	}
 	sets := map[string]discovery.Configs{}
 	for _, td := range cfg.TargetDiscovery {
-		sets[td.Name] = td.SDConfigs
+		sets[td.Name] = capFileSD(td.Name, td.SDConfigs, f.metrics.filesTooBig)
 	}
+	for name := range f.entries { // a removed entry's count goes with it
+		if _, ok := sets[name]; !ok {
+			f.metrics.filesTooBig.DeleteLabelValues(name)
+		}
+	}
+	f.entries = sets
 	return f.mgr.ApplyConfig(sets)
 }
 

@@ -13,6 +13,7 @@ type metrics struct {
 	dropped      *prometheus.GaugeVec
 	applied      prometheus.Gauge
 	applyTime    prometheus.Gauge
+	filesTooBig  *prometheus.GaugeVec
 }
 
 func newMetrics(reg prometheus.Registerer, s Shard) *metrics {
@@ -33,6 +34,10 @@ func newMetrics(reg prometheus.Registerer, s Shard) *metrics {
 			Name: "llm_prober_discovery_dropped_targets",
 			Help: "Discovered label sets that made no target, by reason: relabel (dropped by relabel_configs), invalid (no model, bad url or labels), duplicate (a target of that name exists), limit (over the entry's max_targets or the total cap; the last by name are dropped).",
 		}, []string{"discovery", "reason"}),
+		filesTooBig: f.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "llm_prober_discovery_files_too_large",
+			Help: "file_sd files of a target_discovery entry over the size cap (4 MiB): never read past it; the targets of their last good version are kept.",
+		}, []string{"discovery"}),
 		applied: f.NewGauge(prometheus.GaugeOpts{
 			Name: "llm_prober_discovery_last_apply_timestamp_seconds",
 			Help: "When a discovery update was last applied to the running probes.",

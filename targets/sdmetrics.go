@@ -9,10 +9,11 @@ import (
 )
 
 // droppedSDMetrics are families of Prometheus's discovery that we do not
-// re-export: promtool check metrics refuses the name (it holds its type),
-// and the summary prometheus_sd_refresh_duration_seconds has the same
-// observations.
-var droppedSDMetrics = []string{"prometheus_sd_refresh_duration_histogram_seconds"}
+// re-export: promtool check metrics refuses the first's name (it holds its
+// type), and the summary prometheus_sd_refresh_duration_seconds has the
+// same observations; the second would name the size cap's private copies
+// of file_sd files (filecap.go), not the files.
+var droppedSDMetrics = []string{"prometheus_sd_refresh_duration_histogram_seconds", "prometheus_sd_file_mtime_seconds"}
 
 // sdRegisterer registers the discovery's collectors without the
 // droppedSDMetrics families.

@@ -30,7 +30,8 @@ func discoveryAlertGroup(c Config) Group {
 					"prometheus_sd_refresh_failures_total (with the entry as config) and in\n" +
 					"prometheus_sd_http_failures_total: the first is read. A discoverer that\n" +
 					"could not start at all (prometheus_sd_failed_configs) stays failed until\n" +
-					"the next reload.",
+					"the next reload. A file_sd file over llm-prober's size cap is never read\n" +
+					"(llm_prober_discovery_files_too_large, by entry): its last targets stay.",
 				Alert: "LLMProberDiscoveryFailing",
 				Expr: strings.ReplaceAll(c.expand(`
 (
@@ -41,6 +42,8 @@ func discoveryAlertGroup(c Config) Group {
   label_replace(sum by (<JI>) (increase(prometheus_sd_kubernetes_failures_total{SEL}[W])) > 0, "mechanism", "kubernetes", "", "")
   or
   label_replace(max by (<JI>) (prometheus_sd_failed_configs{SEL}) > 0, "mechanism", "failed_config", "", "")
+  or
+  label_replace(max by (<JI>, config) (label_replace(llm_prober_discovery_files_too_large{SEL}, "config", "$1", "discovery", "(.*)")) > 0, "mechanism", "file_too_large", "", "")
 )
 `+llmProber), "[W]", "["+sdWindow+"]"),
 				For:    "20m",
@@ -49,7 +52,8 @@ func discoveryAlertGroup(c Config) Group {
 					"summary": "llm-prober's target discovery keeps failing; its target list is frozen.",
 					"description": "Target discovery ({{ $labels.mechanism }}{{ with $labels.config }}, entry {{ . }}{{ end }}) " +
 						"of llm-prober {{ $labels.instance }} (job {{ $labels.job }}) has failed throughout the last 20 minutes" +
-						"{{ if eq $labels.mechanism \"failed_config\" }} (a discoverer could not start; it stays failed until a reload){{ end }}. " +
+						"{{ if eq $labels.mechanism \"failed_config\" }} (a discoverer could not start; it stays failed until a reload){{ end }}" +
+						"{{ if eq $labels.mechanism \"file_too_large\" }} (a file_sd file is over the 4 MiB cap and is not read){{ end }}. " +
 						"It keeps probing the last targets it found: new ones are not probed, removed ones still are.",
 					"runbook_url":   c.runbook("LLMProberDiscoveryFailing"),
 					"dashboard_url": dash,
