@@ -64,7 +64,7 @@ func (c *cappedFileSD) NewDiscoverer(opts discovery.DiscovererOptions) (discover
 	for _, ext := range []string{".json", ".yml", ".yaml"} {
 		pats = append(pats, filepath.Join(dir, "*"+ext))
 	}
-	d := &cappedFile{cfg: c, dir: dir, logger: opts.Logger, copies: map[string]string{}, names: map[string]string{}, refused: map[string]int64{}}
+	d := &cappedFile{cfg: c, dir: dir, logger: opts.Logger, copies: map[string]string{}, names: map[string]string{}, refused: map[string]bool{}}
 	// Its errors name the real file, not the private copy.
 	logger := slog.New(pathHandler{opts.Logger.Handler(), d})
 	if d.inner, err = file.NewDiscovery(&file.SDConfig{Files: pats, RefreshInterval: c.RefreshInterval}, logger, opts.Metrics); err != nil {
@@ -84,7 +84,7 @@ type cappedFile struct {
 	mu      sync.Mutex
 	copies  map[string]string // private copy's path → the real file's, while it is matched
 	names   map[string]string // every private copy's path → the real file's, for rename
-	refused map[string]int64  // real files over the cap → the size seen, to log once
+	refused map[string]bool   // real files over the cap, to log once
 }
 
 func (d *cappedFile) Run(ctx context.Context, up chan<- []*targetgroup.Group) {
@@ -174,19 +174,25 @@ func (d *cappedFile) copyCapped(f, dst string) (tooBig bool) {
 		return false // gone, or unreadable: file_sd's own read of the copy keeps its last state
 	}
 	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, d.cfg.limit+1))
-	if err != nil {
+	// A file over the cap by its size is not read at all; one that grows
+	// while it is read still stops one byte past the cap.
+	n := d.cfg.limit
+	if st, err := fh.Stat(); err == nil {
+		if st.Size() > d.cfg.limit {
+			return d.refuse(f)
+		}
+		n = st.Size()
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, n+1))
+	if _, err := io.Copy(buf, io.LimitReader(fh, d.cfg.limit+1)); err != nil {
 		return false
 	}
+	if int64(buf.Len()) > d.cfg.limit {
+		return d.refuse(f)
+	}
+	b := buf.Bytes()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if int64(len(b)) > d.cfg.limit {
-		if _, logged := d.refused[f]; !logged {
-			d.logger.Error("file_sd file over the size cap: its targets are not updated until it shrinks", "file", f, "limit_bytes", d.cfg.limit)
-		}
-		d.refused[f] = int64(len(b))
-		return true
-	}
 	delete(d.refused, f)
 	d.copies[dst], d.names[dst] = f, f
 	if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, b) {
@@ -198,6 +204,17 @@ func (d *cappedFile) copyCapped(f, dst string) (tooBig bool) {
 		_ = os.Rename(tmp, dst)
 	}
 	return false
+}
+
+// refuse notes that f is over the cap, logging it once until it shrinks.
+func (d *cappedFile) refuse(f string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.refused[f] {
+		d.logger.Error("file_sd file over the size cap: its targets are not updated until it shrinks", "file", f, "limit_bytes", d.cfg.limit)
+		d.refused[f] = true
+	}
+	return true
 }
 
 // realPath is the real file of a private copy.

@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -74,7 +75,7 @@ func TestFileSDSizeCap(t *testing.T) {
 func TestCopyCappedBoundary(t *testing.T) {
 	dir := t.TempDir()
 	d := &cappedFile{cfg: &cappedFileSD{limit: 10}, dir: dir, logger: slog.New(slog.DiscardHandler),
-		copies: map[string]string{}, names: map[string]string{}, refused: map[string]int64{}}
+		copies: map[string]string{}, names: map[string]string{}, refused: map[string]bool{}}
 	src := filepath.Join(dir, "src.json")
 	for _, c := range []struct {
 		body   string
@@ -96,4 +97,38 @@ func TestCopyCappedBoundary(t *testing.T) {
 			t.Errorf("%q: copy %q, want %q", c.body, b, c.copied)
 		}
 	}
+}
+
+// BenchmarkFileSDOversized reads a 50 MB file_sd file as the cap does (at
+// most MaxFileSDBytes + 1) and as Prometheus's file discovery would (whole,
+// with io.ReadAll): B/op is the memory each costs per refresh.
+func BenchmarkFileSDOversized(b *testing.B) {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(src, []byte(`[{"targets": ["a:1"], "labels": {"pad": "`+strings.Repeat("x", 50<<20)+`"}}]`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("capped", func(b *testing.B) {
+		d := &cappedFile{cfg: &cappedFileSD{limit: MaxFileSDBytes}, dir: dir, logger: slog.New(slog.DiscardHandler),
+			copies: map[string]string{}, names: map[string]string{}, refused: map[string]bool{}}
+		b.ReportAllocs()
+		for b.Loop() {
+			if !d.copyCapped(src, d.copyPath(src)) {
+				b.Fatal("not refused")
+			}
+		}
+	})
+	b.Run("whole", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			f, err := os.Open(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.ReadAll(f); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+	})
 }
