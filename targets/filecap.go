@@ -36,10 +36,9 @@ const MaxFileSDBytes = MaxSDBodyBytes
 // in __meta_filepath.
 type cappedFileSD struct {
 	*file.SDConfig
-	entry   string
-	limit   int64
-	tooBig  *prometheus.GaugeVec // llm_prober_discovery_files_too_large{discovery}
-	refresh time.Duration        // how often the real files are re-read besides on change
+	entry  string
+	limit  int64
+	tooBig *prometheus.GaugeVec // llm_prober_discovery_files_too_large{discovery}
 }
 
 // capFileSD wraps the file_sd items of an entry's configs.
@@ -47,7 +46,7 @@ func capFileSD(entry string, cfgs discovery.Configs, tooBig *prometheus.GaugeVec
 	out := make(discovery.Configs, len(cfgs))
 	for i, c := range cfgs {
 		if fc, ok := c.(*file.SDConfig); ok {
-			c = &cappedFileSD{SDConfig: fc, entry: entry, limit: MaxFileSDBytes, tooBig: tooBig, refresh: time.Duration(fc.RefreshInterval)}
+			c = &cappedFileSD{SDConfig: fc, entry: entry, limit: MaxFileSDBytes, tooBig: tooBig}
 		}
 		out[i] = c
 	}
@@ -101,7 +100,8 @@ func (d *cappedFile) Run(ctx context.Context, up chan<- []*targetgroup.Group) {
 	}
 	ch := make(chan []*targetgroup.Group)
 	go d.inner.Run(ctx, ch)
-	tick := time.NewTicker(max(d.cfg.refresh, time.Second))
+	// The real files are read again every refresh_interval besides on change.
+	tick := time.NewTicker(max(time.Duration(d.cfg.RefreshInterval), time.Second))
 	defer tick.Stop()
 	var events <-chan fsnotify.Event
 	var errs <-chan error
@@ -133,13 +133,13 @@ func (d *cappedFile) Run(ctx context.Context, up chan<- []*targetgroup.Group) {
 // sync copies every matched file under the cap into the private
 // directory when it changed, and removes the copies of files gone.
 func (d *cappedFile) sync() {
-	seen := map[string]bool{}
+	seen, seenFiles := map[string]bool{}, map[string]bool{}
 	over := 0
 	for _, pat := range d.cfg.Files {
 		files, _ := filepath.Glob(pat) // a bad pattern is refused by the config check
 		for _, f := range files {
 			dst := d.copyPath(f)
-			seen[dst] = true
+			seen[dst], seenFiles[f] = true, true
 			if d.copyCapped(f, dst) {
 				over++
 			}
@@ -150,6 +150,11 @@ func (d *cappedFile) sync() {
 		if !seen[dst] {
 			_ = os.Remove(dst)
 			delete(d.copies, dst)
+		}
+	}
+	for f := range d.refused {
+		if !seenFiles[f] {
+			delete(d.refused, f) // logged again if it comes back too large
 		}
 	}
 	d.mu.Unlock()
