@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
-// Flags are the command-line settings of a Prometheus source.
+// Flags are the command-line settings of a Prometheus source (registered
+// by cmd/llm-prober's prometheus_flags.go; Config checks them).
 type Flags struct {
 	URL            string
 	HTTPConfigFile string
@@ -27,27 +27,9 @@ type Flags struct {
 	RateInterval   model.Duration
 }
 
-// Register adds the source's flags to c. --prometheus.url is not marked
-// required, so that a command may make the source optional (bench without
-// --workload-from-prometheus): Config refuses an empty one, and Given says
-// whether it was given.
-func Register(c *kingpin.CmdClause) *Flags {
-	f := &Flags{Window: model.Duration(7 * 24 * time.Hour)}
-	c.Flag("prometheus.url", "Base URL of the Prometheus that scrapes llm-prober (e.g. http://prometheus:9090).").StringVar(&f.URL)
-	c.Flag("prometheus.http-config-file", "Client settings for --prometheus.url (prometheus/common http_client_config YAML: basic_auth with password_file, authorization with credentials_file, tls_config). Redirects are never followed.").StringVar(&f.HTTPConfigFile)
-	c.Flag("prometheus.timeout", "Timeout of each query to Prometheus.").Default("1m").DurationVar(&f.Timeout)
-	c.Flag("selector", "PromQL label matchers picking the target(s), e.g. '{target=\"vllm-a\"}' (default: every target); several targets are summed.").Default("{}").StringVar(&f.Selector)
-	c.Flag("window", "How much served traffic to read, a Prometheus duration (e.g. 1d, 7d).").Default("7d").SetValue(&f.Window)
-	c.Flag("window.end", "End of --window, RFC 3339 (e.g. 2026-11-20T00:00:00Z) or a Unix time (default: now).").StringVar(&f.End)
-	return f
-}
-
-// RegisterRateInterval adds --rate-interval, for a command that reads
-// rates (plan's peak); without it RateInterval stays 0 and is not checked.
-func (f *Flags) RegisterRateInterval(c *kingpin.CmdClause) {
-	f.RateInterval = model.Duration(5 * time.Minute)
-	c.Flag("rate-interval", "Range of the rates the peak is found among (rate(...[5m]), as dashboards use); at least 4 scrape intervals.").Default("5m").SetValue(&f.RateInterval)
-}
+// NewFlags returns the flags' defaults: a 7 d window; RateInterval is 0
+// (not checked) unless a command that reads rates sets it (plan: 5m).
+func NewFlags() *Flags { return &Flags{Window: model.Duration(7 * 24 * time.Hour)} }
 
 // Config is a checked source configuration.
 type Config struct {
@@ -88,7 +70,7 @@ func (f *Flags) Config() (*Config, error) {
 		return nil, fmt.Errorf("--window must be positive")
 	case c.Timeout <= 0:
 		return nil, fmt.Errorf("--prometheus.timeout must be positive")
-	case f.RateInterval == 0: // not registered: the command reads no rates
+	case f.RateInterval == 0: // bench: reads no rates
 	case c.RateInterval < time.Second:
 		return nil, fmt.Errorf("--rate-interval must be at least 1s")
 	case c.RateInterval > c.Window:

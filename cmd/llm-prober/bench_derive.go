@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/alecthomas/kingpin/v2"
 
-	"github.com/llm-prober/llm-prober/capacity/promsource"
 	"github.com/llm-prober/llm-prober/loadtest"
 )
 
@@ -15,5 +14,5 @@ func addDeriveFlags(c *kingpin.CmdClause, d *loadtest.DeriveConfig) {
 		"and a shared prefix giving its prefix-cache hit rate (unless --prefix-tokens).").BoolVar(&d.FromPrometheus)
 	c.Flag("save-workload", "Write the derived workload to this JSON file, for --workload-file.").StringVar(&d.Save)
 	c.Flag("workload-file", "Send the workload saved by --save-workload (no Prometheus needed).").StringVar(&d.File)
-	d.Prometheus = promsource.Register(c)
+	d.Prometheus = addPrometheusFlags(c)
 }
