@@ -26,10 +26,12 @@ type CSVOut struct {
 }
 
 // csvHeader names the columns: the fields of --output-json's "requests"
-// with latencies in milliseconds, the inter-token gaps summarised.
+// with latencies in milliseconds, the inter-token gaps summarised; turn
+// (a multi-turn session's, from 1) is last, so that earlier readers of the
+// file keep their columns.
 var csvHeader = []string{"point", "rate", "index", "warmup", "planned_s", "start_s", "send_lag_ms",
 	"ttft_ms", "tpot_ms", "itl_mean_ms", "itl_max_ms", "itl_count", "e2el_ms",
-	"prompt_len", "prompt_tokens", "cached_tokens", "output_tokens", "success", "reason", "error"}
+	"prompt_len", "prompt_tokens", "cached_tokens", "output_tokens", "success", "reason", "error", "turn"}
 
 // CreateCSV creates path and writes the header.
 func CreateCSV(path string) (*CSVOut, error) {
@@ -81,8 +83,16 @@ func (c *CSVOut) Add(rec *Record, res *prober.Result) {
 		secText(rec.Planned), secText(rec.Start), msText(rec.Start-rec.Planned),
 		msText(rec.TTFT), msText(rec.TPOT), itlMean, msText(int64(mx)), strconv.Itoa(len(res.ITL)), msText(rec.E2EL),
 		itoa32(rec.PlannedPrompt), itoa32(rec.PromptTokens), itoa32(rec.CachedTokens), itoa32(rec.OutputTokens),
-		strconv.FormatBool(rec.Success()), string(rec.Reason), errMsg)
+		strconv.FormatBool(rec.Success()), string(rec.Reason), errMsg, turnText(rec.Turn))
 	_ = c.w.Write(r) // sticky: Flush reports it
+}
+
+// turnText is a request's turn, empty outside multi-turn sessions.
+func turnText(t int16) string {
+	if t == 0 {
+		return ""
+	}
+	return strconv.Itoa(int(t))
 }
 
 func msText(ns int64) string  { return strconv.FormatFloat(float64(ns)/1e6, 'f', -1, 64) }

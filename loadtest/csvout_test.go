@@ -23,7 +23,7 @@ func TestCSVOutRows(t *testing.T) {
 	}
 	c.Point, c.Rate = "rate", RateText(&Options{Rate: 2.5})
 	ok := Record{Index: 7, Planned: 1e9, Start: 1_000_250_000, TTFT: 20e6, TPOT: 5e6, E2EL: 35e6,
-		PlannedPrompt: 100, PromptTokens: 104, CachedTokens: 64, OutputTokens: 4}
+		PlannedPrompt: 100, PromptTokens: 104, CachedTokens: 64, OutputTokens: 4, Turn: 2}
 	c.Add(&ok, &prober.Result{ITL: []time.Duration{4e6, 5e6, 6e6}})
 	c.Point, c.Rate = "", RateText(&Options{Rate: math.Inf(1)})
 	bad := Record{Index: 8, Warmup: true, Reason: prober.ReasonRateLimited}
@@ -41,9 +41,9 @@ func TestCSVOutRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]string{csvHeader,
-		{"rate", "2.5", "7", "false", "1", "1.00025", "0.25", "20", "5", "5", "6", "3", "35", "100", "104", "64", "4", "true", "", ""},
+		{"rate", "2.5", "7", "false", "1", "1.00025", "0.25", "20", "5", "5", "6", "3", "35", "100", "104", "64", "4", "true", "", "", "2"},
 		{"", "inf", "8", "true", "0", "0", "0", "0", "0", "", "0", "0", "0", "0", "0", "0", "0", "false", "rate_limited",
-			"HTTP 429: \"slow down\",\nretry later"}}
+			"HTTP 429: \"slow down\",\nretry later", ""}}
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows: %q", len(rows), rows)
 	}
