@@ -112,8 +112,10 @@ func (d *cappedFile) Run(ctx context.Context, up chan<- []*targetgroup.Group) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-events:
-			d.sync()
+		case ev := <-events:
+			if d.matches(ev.Name) { // not a log file written beside them
+				d.sync()
+			}
 		case err := <-errs: // an overflow: read everything again
 			d.logger.Debug("file_sd: watch error; reading every file again", "err", err)
 			d.sync()
@@ -128,6 +130,16 @@ func (d *cappedFile) Run(ctx context.Context, up chan<- []*targetgroup.Group) {
 			}
 		}
 	}
+}
+
+// matches reports whether name is one of the files the patterns match.
+func (d *cappedFile) matches(name string) bool {
+	for _, pat := range d.cfg.Files {
+		if ok, _ := filepath.Match(pat, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // sync copies every matched file under the cap into the private

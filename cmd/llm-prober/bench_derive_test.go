@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"math"
 	"net/http"
@@ -72,10 +71,6 @@ func TestBenchWorkloadFileMock(t *testing.T) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res struct {
 		In       []float64 `json:"input_lens"`
 		Out      []float64 `json:"output_lens"`
@@ -83,9 +78,7 @@ func TestBenchWorkloadFileMock(t *testing.T) {
 			Origin loadtest.WorkloadOrigin `json:"origin"`
 		} `json:"llm_prober_derived_workload"`
 	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, out, &res)
 	if res.Workload.Origin.File != wf || res.Workload.Origin.Source != "prometheus" || res.Workload.Origin.Selector != `{target="a"}` {
 		t.Errorf("JSON origin %+v", res.Workload.Origin)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"math"
 	"net/http"
@@ -143,16 +142,10 @@ func TestBenchLiveMetricsAgreeWithJSON(t *testing.T) {
 	if mid == nil {
 		t.Error("no scrape caught the run in its middle")
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res struct {
 		Completed, Failed int
 	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, out, &res)
 	if res.Failed == 0 || res.Completed == 0 {
 		t.Fatalf("want both successes and failures, got %+v", res)
 	}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -61,10 +59,6 @@ func TestBenchCLIMetadataAndExtraMetrics(t *testing.T) {
 	if followed.Load() != 0 {
 		t.Error("the extra endpoint's redirect was followed")
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var sw struct {
 		Points []struct {
 			Kind string `json:"kind"`
@@ -92,9 +86,7 @@ func TestBenchCLIMetadataAndExtraMetrics(t *testing.T) {
 			} `json:"llm_prober_extra_metrics"`
 		} `json:"points"`
 	}
-	if err := json.Unmarshal(raw, &sw); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, out, &sw)
 	if len(sw.Points) != 2 {
 		t.Fatalf("%d points", len(sw.Points))
 	}

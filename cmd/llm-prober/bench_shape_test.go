@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,14 +24,8 @@ func TestBenchCLIRamp(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, stdout)
 		}
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res map[string]any
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, out, &res)
 	stages, _ := res["llm_prober_stages"].([]any)
 	rate, _ := res["request_rate"].(float64)
 	if len(stages) != 10 || rate < 20 || rate > 320 || res["llm_prober_traffic_shape"] != "exponential ramp-up 20 → 320 req/s" {
@@ -65,14 +58,8 @@ func TestBenchCLITrace(t *testing.T) {
 		!strings.Contains(log, "6 prompts re-counted, max error 0 tokens") {
 		t.Errorf("stdout:\n%s\nlog:\n%s", stdout, log)
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res map[string]any
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, out, &res)
 	if res["completed"] != 5.0 || res["llm_prober_warmup_requests"] != 1.0 {
 		t.Errorf("completed %v, warm-up %v: want the trace's 6 requests, 1 of them warm-up", res["completed"], res["llm_prober_warmup_requests"])
 	}
@@ -127,14 +114,8 @@ func TestBenchCLIConversations(t *testing.T) {
 	if !strings.Contains(stdout, "TTFT by turn (prefix-cache reuse)") || !strings.Contains(log, "conversations: 3 turns a session of synthetic") {
 		t.Errorf("stdout:\n%s\nlog:\n%s", stdout, log)
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res map[string]any
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, out, &res)
 	turns, _ := res["llm_prober_turns"].([]any)
 	if res["completed"] != 12.0 || len(turns) != 3 {
 		t.Errorf("completed %v (want 4 sessions × 3 turns), %d turn rows", res["completed"], len(turns))

@@ -130,10 +130,6 @@ func TestBenchCLISweepFreshPrompts(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 		}
-		raw, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var res struct {
 			Prompts string `json:"llm_prober_prompts"`
 			Points  []struct {
@@ -141,9 +137,7 @@ func TestBenchCLISweepFreshPrompts(t *testing.T) {
 				Prompts map[string]any `json:"llm_prober_prompts"`
 			} `json:"points"`
 		}
-		if err := json.Unmarshal(raw, &res); err != nil {
-			t.Fatal(err)
-		}
+		readJSON(t, out, &res)
 		var c []float64
 		for _, p := range res.Points {
 			c = append(c, p.Cached)
@@ -184,10 +178,6 @@ func TestBenchCLISweepMinSamples(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res struct {
 		Points []struct {
 			N        int       `json:"num_prompts"`
@@ -196,9 +186,7 @@ func TestBenchCLISweepMinSamples(t *testing.T) {
 			Warnings []string  `json:"llm_prober_sample_warnings"`
 		} `json:"points"`
 	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, out, &res)
 	for i, p := range res.Points {
 		if p.N != 40 || len(p.CI) != 2 || p.CI[0] > p.P99 || p.CI[1] < p.CI[0] || len(p.Warnings) == 0 {
 			t.Errorf("point %d: %d requests (want 40), p99 %g, CI %v, warnings %v", i, p.N, p.P99, p.CI, p.Warnings)
@@ -225,16 +213,10 @@ func TestBenchCLIRunFreshPrompts(t *testing.T) {
 		if code, stdout, log := benchCLI(t, args...); code != 0 {
 			t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 		}
-		raw, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var res struct {
 			Cached float64 `json:"llm_prober_cached_prompt_tokens"`
 		}
-		if err := json.Unmarshal(raw, &res); err != nil {
-			t.Fatal(err)
-		}
+		readJSON(t, out, &res)
 		return res.Cached
 	}
 	cached("--no-fresh-prompts")
@@ -281,16 +263,10 @@ func TestBenchCLICacheSaltWithoutReset(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 		}
-		raw, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var res struct {
 			Cached float64 `json:"llm_prober_cached_prompt_tokens"`
 		}
-		if err := json.Unmarshal(raw, &res); err != nil {
-			t.Fatal(err)
-		}
+		readJSON(t, out, &res)
 		return res.Cached, log
 	}
 	run()

@@ -180,3 +180,16 @@ targets:
 		t.Errorf("unknown target: exit %d, %s", code, log)
 	}
 }
+
+// readJSON decodes the JSON file at path into v, failing the test if it
+// cannot.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v\n%.2000s", path, err, raw)
+	}
+}
