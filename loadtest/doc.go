@@ -1,13 +1,16 @@
-// Package loadtest is the load generator behind `llm-prober bench`: open-
-// and closed-loop runs of streaming requests against an OpenAI-compatible
-// server, measured with the prober's own engine (prober.Run, kernel receive
-// times) and summarised with vllm bench serve's definitions; rate sweeps to
-// the saturation knee; and capacity plans from the knee. RunBench is the
-// driver the command calls with its flags' BenchConfig: it checks them,
-// decides what to run (one run, repeats, a sweep), judges the outcome (the
-// exit codes) and writes the reports and files.
+// Package loadtest is the load engine behind `llm-prober bench`: it sends
+// a workload's requests to one target on a schedule (open loop at a rate
+// with Poisson or gamma arrivals, a ramp or a trace's timeline; closed
+// loop with N users; multi-turn sessions) and measures each with the
+// prober's own engine (prober.Run, kernel receive times). Execute returns
+// a Run: one compact Record per request (104 bytes) and the inter-token
+// gaps in a log-linear histogram, so a million requests fit in well under
+// 1 GB. It owns the send loops, the waker that keeps send lag under a
+// millisecond, the idle-connection watch and the GC tuning.
 //
-// Per-request results are kept compactly (Record, 104 bytes), and
-// inter-token gaps go into a log-linear histogram with a relative error
-// under 0.05 %, so a run of a million requests fits in well under 1 GB.
+// What a run means (percentiles, goodput, verdict) is summary's; this
+// package judges nothing and prints nothing.
+//
+// Imports: prober, config, internal/textfmt and the lower bench packages
+// stats and workload. Never summary, sweep, report or the command driver.
 package loadtest

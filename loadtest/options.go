@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/loadtest/workload"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -15,7 +16,7 @@ type Options struct {
 	Target   *config.Target // URL, model and HTTP client settings
 	API      config.API     // chat or completions
 	Client   *http.Client   // prober.NewClient(Target, ...): kernel receive times
-	Workload Workload
+	Workload workload.Workload
 
 	// NumPrompts is the number of measured requests; Duration instead
 	// sends (open loop) or runs (closed loop) for that long. Warm-up
@@ -81,7 +82,7 @@ func (o *Options) WarmupConcurrency() int {
 // ClosedLoop reports whether the run is closed-loop.
 func (o *Options) ClosedLoop() bool { return o.Concurrency > 0 }
 
-func (o *Options) check() error {
+func (o *Options) Check() error {
 	if err := o.checkShape(); err != nil {
 		return err
 	}

@@ -46,10 +46,10 @@ func (r *Record) Success() bool { return r.Reason == prober.ReasonNone }
 // Cancelled reports whether the run cut the request off.
 func (r *Record) Cancelled() bool { return r.Reason == ReasonCancelled }
 
-// busyUntil is when the request stopped being in flight: its last byte
+// BusyUntil is when the request stopped being in flight: its last byte
 // (Start + E2EL) when it succeeded, so that the client's teardown after
 // it is not counted as concurrency; when the client gave up otherwise.
-func (r *Record) busyUntil() int64 {
+func (r *Record) BusyUntil() int64 {
 	if r.Success() && r.E2EL > 0 {
 		return r.Start + r.E2EL
 	}
@@ -58,33 +58,3 @@ func (r *Record) busyUntil() int64 {
 
 // Lag is how late the request was sent compared with its schedule.
 func (r *Record) Lag() time.Duration { return time.Duration(r.Start - r.Planned) }
-
-// good reports whether r succeeded and met every SLO that is set, as
-// vllm bench serve's goodput (a TPOT of 0 for one-token outputs), with
-// TTFT and E2EL counted from wait before the send (0: from the send; the
-// send lag: from the schedule).
-func (r *Record) good(s SLO, wait int64) bool {
-	if !r.Success() {
-		return false
-	}
-	return (s.TTFT <= 0 || time.Duration(r.TTFT+wait) <= s.TTFT) &&
-		(s.TPOT <= 0 || time.Duration(r.TPOT) <= s.TPOT) &&
-		(s.E2EL <= 0 || time.Duration(r.E2EL+wait) <= s.E2EL)
-}
-
-// missed reports whether a cancelled request had already missed an SLO
-// when it was cut off (counted from wait before its send): it counts
-// against goodput. One that could still have met them does not count.
-func (r *Record) missed(s SLO, wait int64) bool {
-	age := time.Duration(r.End - r.Start + wait)
-	if s.E2EL > 0 && age > s.E2EL {
-		return true
-	}
-	if s.TTFT > 0 {
-		if r.TTFT > 0 {
-			return time.Duration(r.TTFT+wait) > s.TTFT
-		}
-		return age > s.TTFT
-	}
-	return false
-}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/loadtest/stats"
+	"github.com/llm-prober/llm-prober/loadtest/workload"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -20,8 +22,8 @@ type Run struct {
 	Opts    Options
 	Started time.Time // the schedule's origin
 	Ended   time.Time
-	Records []Record // in completion order, warm-up included
-	ITL     Hist     // measured requests' inter-token gaps
+	Records []Record   // in completion order, warm-up included
+	ITL     stats.Hist // measured requests' inter-token gaps
 	// TokensPerMs counts measured output tokens by the millisecond (since
 	// Started) in which the kernel received them: Summarize buckets them
 	// by the second from the first measured start, as vllm bench does.
@@ -58,7 +60,7 @@ type runner struct {
 // Execute runs the load test described by o. Cancelling ctx stops sending
 // and aborts the requests in flight; the run so far is returned.
 func Execute(ctx context.Context, o Options) (*Run, error) {
-	if err := o.check(); err != nil {
+	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	if o.Timeout <= 0 {
@@ -95,7 +97,7 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	switch {
 	case o.ClosedLoop():
 		r.closedLoop()
-	case o.sessions() != nil:
+	case o.Sessions() != nil:
 		r.sessionLoop()
 	default:
 		r.openLoop()
@@ -159,7 +161,7 @@ func (r *runner) openLoop() {
 	if r.o.MaxConcurrency > 0 {
 		sem = make(chan struct{}, r.o.MaxConcurrency)
 	}
-	arr := r.o.plan()
+	arr := r.o.Plan()
 	r.waker = newWaker()
 	defer r.waker.close()
 	timer := time.NewTimer(time.Hour)
@@ -168,7 +170,7 @@ func (r *runner) openLoop() {
 	// sent all at once (or, by duration, without end). It goes first,
 	// bounded, and the schedule starts when it has ended.
 	first, origin := 0, time.Duration(0)
-	if math.IsInf(r.o.Rate, 1) && !r.o.shaped() && (r.o.WarmupRequests > 0 || r.o.WarmupDuration > 0) {
+	if math.IsInf(r.o.Rate, 1) && !r.o.Shaped() && (r.o.WarmupRequests > 0 || r.o.WarmupDuration > 0) {
 		first = r.warmupAtOnce(r.o.WarmupConcurrency())
 		origin = time.Since(r.started)
 		if r.o.WarmupDuration > 0 {
@@ -176,7 +178,7 @@ func (r *runner) openLoop() {
 		}
 	}
 	for i := first; ; i++ {
-		planned := origin + arr.next()
+		planned := origin + arr.Next()
 		warmup, ok := r.admit(i, planned)
 		if !ok {
 			break
@@ -300,7 +302,7 @@ func (r *runner) do(i int, planned time.Duration, warmup, wait, slotWaited bool)
 
 // send sends request i, the module m built for item it (turn > 0: that
 // turn of a session), and records it.
-func (r *runner) send(i int, planned time.Duration, it Item, m *config.Module, turn int, warmup, wait, slotWaited bool) *prober.Result {
+func (r *runner) send(i int, planned time.Duration, it workload.Item, m *config.Module, turn int, warmup, wait, slotWaited bool) *prober.Result {
 	defer r.inflight.Add(-1)
 	if wait {
 		r.waker.sleep(time.Until(r.started.Add(planned)))
@@ -415,7 +417,7 @@ func (r *runner) tokenAt(t time.Duration) {
 }
 
 // module is the request for one item, built as a one-off probe module.
-func (r *runner) module(it Item) *config.Module {
+func (r *runner) module(it workload.Item) *config.Module {
 	m := &config.Module{API: r.o.API, Name: "bench", MaxTokens: it.OutputTokens,
 		Temperature: r.o.Temperature, ExtraBody: r.o.ExtraBody}
 	if r.o.API == config.APICompletions {

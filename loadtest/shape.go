@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/textfmt"
+	"github.com/llm-prober/llm-prober/loadtest/stats"
+	"github.com/llm-prober/llm-prober/loadtest/workload"
 )
 
 // Ramp strategies, vllm bench serve's --ramp-up-strategy.
@@ -52,32 +56,32 @@ func (r *Ramp) RateAt(i, n int) float64 {
 
 // Describe names the ramp in the report.
 func (r *Ramp) Describe() string {
-	return fmt.Sprintf("%s ramp-up %s → %s req/s", r.Strategy, fmtG(r.Start), fmtG(r.End))
+	return fmt.Sprintf("%s ramp-up %s → %s req/s", r.Strategy, textfmt.FmtG(r.Start), textfmt.FmtG(r.End))
 }
 
 // Timeline is a workload that says when each request is sent (a trace):
 // the open loop follows it instead of drawing arrivals.
 type Timeline interface {
-	Workload
+	workload.Workload
 	// At is request i's planned send time from the first; Len how many
 	// requests the timeline holds.
 	At(i int) time.Duration
 	Len() int
 }
 
-// timeline is o's workload as a Timeline, nil if it draws arrivals.
-func (o *Options) timeline() Timeline {
+// Timeline is o's workload as a Timeline, nil if it draws arrivals.
+func (o *Options) Timeline() Timeline {
 	t, _ := o.Workload.(Timeline)
 	return t
 }
 
-// shaped reports whether the schedule is a ramp or a trace, not a
+// Shaped reports whether the schedule is a ramp or a trace, not a
 // constant rate: the run needs a number of requests and no --request-rate.
-func (o *Options) shaped() bool { return o.Ramp != nil || o.timeline() != nil }
+func (o *Options) Shaped() bool { return o.Ramp != nil || o.Timeline() != nil }
 
 // checkShape refuses what a ramp or a trace cannot do.
 func (o *Options) checkShape() error {
-	if !o.shaped() {
+	if !o.Shaped() {
 		return nil
 	}
 	name := "a trace replay"
@@ -86,7 +90,7 @@ func (o *Options) checkShape() error {
 		if err := o.Ramp.Check(); err != nil {
 			return err
 		}
-		if o.timeline() != nil {
+		if o.Timeline() != nil {
 			return errors.New("a trace sets its own arrival times: no ramp-up with it")
 		}
 	}
@@ -98,14 +102,14 @@ func (o *Options) checkShape() error {
 	case !math.IsInf(o.Rate, 1):
 		return fmt.Errorf("%s sets the rate itself: leave --request-rate unset", name)
 	}
-	if t := o.timeline(); t != nil && o.NumPrompts+o.WarmupRequests > t.Len() {
+	if t := o.Timeline(); t != nil && o.NumPrompts+o.WarmupRequests > t.Len() {
 		return fmt.Errorf("the trace holds %d requests: --num-prompts %d and --warmup %d ask for more", t.Len(), o.NumPrompts, o.WarmupRequests)
 	}
 	return nil
 }
 
 // planner hands out the open loop's planned send times, in order.
-type planner interface{ next() time.Duration }
+type planner interface{ Next() time.Duration }
 
 // timelinePlan follows a Timeline.
 type timelinePlan struct {
@@ -113,7 +117,7 @@ type timelinePlan struct {
 	i int
 }
 
-func (p *timelinePlan) next() time.Duration {
+func (p *timelinePlan) Next() time.Duration {
 	i := p.i
 	p.i++
 	if i >= p.t.Len() {
@@ -122,13 +126,13 @@ func (p *timelinePlan) next() time.Duration {
 	return p.t.At(i)
 }
 
-// plan is the open loop's schedule for o: the trace's times, a ramp, or
-// gamma arrivals at a constant rate.
-func (o *Options) plan() planner {
-	if t := o.timeline(); t != nil {
+// Plan is the open loop's schedule for o: the trace's times, a ramp, or
+// Gamma arrivals at a constant rate.
+func (o *Options) Plan() planner {
+	if t := o.Timeline(); t != nil {
 		return &timelinePlan{t: t}
 	}
-	a := newArrivals(o.Rate, o.Burstiness, o.Seed)
+	a := stats.NewArrivals(o.Rate, o.Burstiness, o.Seed)
 	if o.Ramp != nil {
 		// The ramp spans the measured requests; the warm-up goes at the
 		// start rate (a ramp from 0: its second request's, never all at
@@ -139,7 +143,7 @@ func (o *Options) plan() planner {
 		if warm == 0 {
 			warm = ramp.RateAt(1, n)
 		}
-		a.rateAt = func(i int) float64 {
+		a.RateAt = func(i int) float64 {
 			if i < w {
 				return warm
 			}

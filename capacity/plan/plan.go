@@ -8,10 +8,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/llm-prober/llm-prober/capacity"
+
 	"github.com/prometheus/common/model"
 
 	"github.com/llm-prober/llm-prober/capacity/promsource"
-	"github.com/llm-prober/llm-prober/loadtest"
 )
 
 // What the plan is sized for (--peak).
@@ -71,7 +72,7 @@ type Result struct {
 	GPUs           int      `json:"gpus"`
 	Warnings       []string `json:"warnings"`
 
-	plan *loadtest.Plan
+	plan *capacity.Plan
 }
 
 type kneeJSON struct {
@@ -154,7 +155,7 @@ func Run(ctx context.Context, src *promsource.Source, o Options) (*Result, error
 	k := o.Knee
 	r.Knee = kneeJSON{Rate: k.Rate, Source: k.Source, Offered: k.Offered, PromptMean: Float(k.PromptMean), OutputMean: Float(k.OutputMean), Workload: k.Workload}
 	r.compareWorkload(k)
-	p, err := loadtest.NewPlan(k.Rate, r.DailyRequests, 0, r.PeakToAverage, o.Headroom, o.GPUsPerReplica)
+	p, err := capacity.NewPlan(k.Rate, r.DailyRequests, 0, r.PeakToAverage, o.Headroom, o.GPUsPerReplica)
 	if err != nil {
 		return nil, err
 	}

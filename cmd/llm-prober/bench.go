@@ -8,21 +8,23 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/llm-prober/llm-prober/cmd/llm-prober/bench"
+	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/llm-prober/llm-prober/loadtest/summary"
+
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
-
-	"github.com/llm-prober/llm-prober/loadtest"
 )
 
 // benchFlags are the flags of `llm-prober bench`, set into the
-// loadtest.BenchConfig that runs it; names follow vllm bench serve where
+// bench.Config that runs it; names follow vllm bench serve where
 // it has one.
 type benchFlags struct {
 	cmd, runCmd *kingpin.CmdClause
 	compare     *compareFlags
 
-	loadtest.BenchConfig
+	bench.Config
 }
 
 // newBenchCmd registers `llm-prober bench` on app.
@@ -30,7 +32,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	b := &benchFlags{}
 	c := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan. "+
 		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag; "+
-		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed, or no rate of a sweep met the knee's goodput (even without --fail-on).", 100*loadtest.MaxFailedShare))
+		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed, or no rate of a sweep met the knee's goodput (even without --fail-on).", 100*summary.MaxFailedShare))
 	b.cmd = c
 	c.Flag("url", "Base URL of the server (e.g. http://localhost:8000); or use --config.file and --target.").StringVar(&b.URL)
 	c.Flag("model", "Model name (default: the first of /v1/models, or the target's).").StringVar(&b.Model)
@@ -98,10 +100,10 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	return b
 }
 
-// Exit codes: loadtest.RunBench's.
+// Exit codes: bench.Run's.
 const (
-	exitFailOn = loadtest.ExitFailOn
-	exitFailed = loadtest.ExitFailed
+	exitFailOn = bench.ExitFailOn
+	exitFailed = bench.ExitFailed
 )
 
 func (b *benchFlags) run() int {
@@ -119,7 +121,7 @@ func (b *benchFlags) run() int {
 func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) {
 	b.LogIsTerminal = isTerminal(log)
 	b.Version = version.Info()
-	return loadtest.RunBench(ctx, &b.BenchConfig, out, log)
+	return bench.Run(ctx, &b.Config, out, log)
 }
 
 // isTerminal reports whether w is a character device (a terminal).

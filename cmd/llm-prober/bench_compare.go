@@ -5,17 +5,17 @@ import (
 	"io"
 	"os"
 
-	"github.com/alecthomas/kingpin/v2"
+	"github.com/llm-prober/llm-prober/cmd/llm-prober/bench"
 
-	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/alecthomas/kingpin/v2"
 )
 
 // compareFlags are the flags of `llm-prober bench compare`, set into the
-// loadtest.CompareConfig that runs it; --output-json is bench's own.
+// bench.CompareConfig that runs it; --output-json is bench's own.
 type compareFlags struct {
 	cmd   *kingpin.CmdClause
 	bench *benchFlags
-	loadtest.CompareConfig
+	bench.CompareConfig
 }
 
 func newBenchCompareCmd(bench *kingpin.CmdClause, b *benchFlags) *compareFlags {
@@ -41,5 +41,5 @@ func (c *compareFlags) run() int {
 // bench's own flag.
 func (c *compareFlags) main(out, log io.Writer) (int, error) {
 	c.OutputJSON = c.bench.OutputJSON
-	return loadtest.RunCompare(&c.CompareConfig, out, log)
+	return bench.RunCompare(&c.CompareConfig, out, log)
 }

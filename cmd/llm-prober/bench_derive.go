@@ -2,13 +2,12 @@ package main
 
 import (
 	"github.com/alecthomas/kingpin/v2"
-
-	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/llm-prober/llm-prober/cmd/llm-prober/bench"
 )
 
 // addDeriveFlags registers the flags that make bench send the workload a
 // server actually serves, with plan's Prometheus flags.
-func addDeriveFlags(c *kingpin.CmdClause, d *loadtest.DeriveConfig) {
+func addDeriveFlags(c *kingpin.CmdClause, d *bench.DeriveConfig) {
 	c.Flag("workload-from-prometheus", "Synthesise the workload from the server's own series in Prometheus (--prometheus.url, --selector, --window): "+
 		"prompt and output lengths drawn from its length histograms, the mean rate (unless --request-rate), the burstiness (unless --burstiness) "+
 		"and a shared prefix giving its prefix-cache hit rate (unless --prefix-tokens).").BoolVar(&d.FromPrometheus)

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/loadtest/workload"
+
 	"github.com/llm-prober/llm-prober/internal/testutil"
-	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
@@ -50,11 +51,11 @@ func TestBenchDeriveFlags(t *testing.T) {
 // the JSON records where the workload came from.
 func TestBenchWorkloadFileMock(t *testing.T) {
 	dir := t.TempDir()
-	w := &loadtest.DerivedWorkload{Version: 1, RequestRate: 400,
-		Origin:     loadtest.WorkloadOrigin{Source: "prometheus", URL: "http://prom:9090", Selector: `{target="a"}`, Window: "1d", Requests: 5000, Targets: []string{"a"}},
-		Burstiness: loadtest.BurstFit{Shape: 0.5, Intervals: 1439, IntervalSeconds: 60, MeanPerInterval: 200, Dispersion: 2},
-		Input:      loadtest.LengthDist{Buckets: []loadtest.LengthBucket{{Lo: 0, Hi: 64, Requests: 2000}, {Lo: 128, Hi: 256, Requests: 3000}}},
-		Output:     loadtest.LengthDist{Buckets: []loadtest.LengthBucket{{Lo: 0, Hi: 8, Requests: 2500}, {Lo: 16, Hi: 32, Requests: 2500}}},
+	w := &workload.DerivedWorkload{Version: 1, RequestRate: 400,
+		Origin:     workload.WorkloadOrigin{Source: "prometheus", URL: "http://prom:9090", Selector: `{target="a"}`, Window: "1d", Requests: 5000, Targets: []string{"a"}},
+		Burstiness: workload.BurstFit{Shape: 0.5, Intervals: 1439, IntervalSeconds: 60, MeanPerInterval: 200, Dispersion: 2},
+		Input:      workload.LengthDist{Buckets: []workload.LengthBucket{{Lo: 0, Hi: 64, Requests: 2000}, {Lo: 128, Hi: 256, Requests: 3000}}},
+		Output:     workload.LengthDist{Buckets: []workload.LengthBucket{{Lo: 0, Hi: 8, Requests: 2500}, {Lo: 16, Hi: 32, Requests: 2500}}},
 	}
 	wf, out := filepath.Join(dir, "w.json"), filepath.Join(dir, "r.json")
 	if err := w.Save(wf); err != nil {
@@ -75,7 +76,7 @@ func TestBenchWorkloadFileMock(t *testing.T) {
 		In       []float64 `json:"input_lens"`
 		Out      []float64 `json:"output_lens"`
 		Workload struct {
-			Origin loadtest.WorkloadOrigin `json:"origin"`
+			Origin workload.WorkloadOrigin `json:"origin"`
 		} `json:"llm_prober_derived_workload"`
 	}
 	readJSON(t, out, &res)
@@ -123,7 +124,7 @@ func TestBenchWorkloadFromPrometheus(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
-	w, err := loadtest.LoadDerivedWorkload(wf)
+	w, err := workload.LoadDerivedWorkload(wf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestBenchWorkloadFromPrometheus(t *testing.T) {
 
 // The prefix closes the loop: a workload whose served prefix-cache hit
 // rate was 30 % (prompts of 900–1,100 tokens) gets a 300-token shared
-// prefix, and the mock's simulated prefix cache (vLLM's: 16-token
+// Prefix, and the mock's simulated prefix cache (vLLM's: 16-token
 // blocks, the last prompt token recomputed) then reports about that
 // rate: 288 of 1,000 tokens, less the first request's miss.
 func TestBenchWorkloadPrefixHitRate(t *testing.T) {
@@ -166,12 +167,12 @@ func TestBenchWorkloadPrefixHitRate(t *testing.T) {
 	ts := httptest.NewServer(s)
 	t.Cleanup(func() { s.Close(); ts.Close() })
 	h := 0.3
-	w := &loadtest.DerivedWorkload{Version: 1, RequestRate: 200, PrefixCacheHitRate: &h,
-		Origin: loadtest.WorkloadOrigin{Source: "prometheus", Selector: "{}", Window: "1d", Requests: 1000},
-		Input:  loadtest.LengthDist{Buckets: []loadtest.LengthBucket{{Lo: 900, Hi: 1100, Requests: 1000}}, Requests: 1000, Mean: 1000},
-		Output: loadtest.LengthDist{Buckets: []loadtest.LengthBucket{{Lo: 0, Hi: 4, Requests: 1000}}, Requests: 1000, Mean: 2},
+	w := &workload.DerivedWorkload{Version: 1, RequestRate: 200, PrefixCacheHitRate: &h,
+		Origin: workload.WorkloadOrigin{Source: "prometheus", Selector: "{}", Window: "1d", Requests: 1000},
+		Input:  workload.LengthDist{Buckets: []workload.LengthBucket{{Lo: 900, Hi: 1100, Requests: 1000}}, Requests: 1000, Mean: 1000},
+		Output: workload.LengthDist{Buckets: []workload.LengthBucket{{Lo: 0, Hi: 4, Requests: 1000}}, Requests: 1000, Mean: 2},
 	}
-	w.PrefixTokens, _ = loadtest.PrefixForHitRate(h, &w.Input)
+	w.PrefixTokens, _ = workload.PrefixForHitRate(h, &w.Input)
 	wf := filepath.Join(t.TempDir(), "w.json")
 	if err := w.Save(wf); err != nil {
 		t.Fatal(err)

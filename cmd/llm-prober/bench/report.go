@@ -1,0 +1,75 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/llm-prober/llm-prober/capacity"
+	"github.com/llm-prober/llm-prober/loadtest/report"
+	"github.com/llm-prober/llm-prober/loadtest/sweep"
+)
+
+// checkReport fails before the run, not after it, when --report cannot be
+// written: its directory must exist.
+func (b *Config) checkReport() error {
+	if b.Report == "" {
+		return nil
+	}
+	if st, err := os.Stat(filepath.Dir(b.Report)); err != nil || !st.IsDir() {
+		return fmt.Errorf("--report %s: no such directory %s", b.Report, filepath.Dir(b.Report))
+	}
+	return nil
+}
+
+// view keeps what the HTML report draws of res (bounded, so a sweep keeps
+// one per point); nothing without --report.
+func (env *benchEnv) view(res *benchResult, label string) {
+	if env.b.Report != "" {
+		name := strings.TrimSuffix(strings.TrimSpace(label), ":")
+		res.view = report.NewRunView(name, res.run, res.report, res.server, res.verdict)
+	}
+}
+
+// writeReport writes --report, titled with the model and workload.
+func (env *benchEnv) writeReport(h *report.HTMLReport) error {
+	if env.b.Report == "" {
+		return nil
+	}
+	h.Title = fmt.Sprintf("%s — %s", env.target.Model, env.workload.Describe())
+	f, err := os.Create(env.b.Report)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(h.Write(f), f.Close()); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	fmt.Fprintf(env.log, "wrote %s\n", env.b.Report)
+	return nil
+}
+
+// writeSweepReport draws the sweep, its plan if asked for, and the run at
+// its knee (else at the first rate that failed, else the last point).
+func (env *benchEnv) writeSweepReport(sw *sweep.Sweep, views map[*sweep.Point]*report.RunView) error {
+	if env.b.Report == "" || sw == nil || len(sw.Points) == 0 {
+		return nil
+	}
+	b := env.b
+	h := &report.HTMLReport{Sweep: sw}
+	if sw.Knee != nil && (b.DailyRequests > 0 || b.PeakRPS > 0) {
+		h.Plan, _ = capacity.NewPlan(sw.KneeRate(), b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
+	}
+	pick := sw.Knee
+	if pick == nil {
+		pick = sw.FirstBad
+	}
+	if pick == nil {
+		pick = sw.Points[len(sw.Points)-1]
+	}
+	if v := views[pick]; v != nil {
+		h.Runs = []*report.RunView{v}
+	}
+	return env.writeReport(h)
+}

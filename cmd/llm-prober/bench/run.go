@@ -1,0 +1,284 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/llm-prober/llm-prober/loadtest/report"
+	"github.com/llm-prober/llm-prober/loadtest/resultfile"
+	"github.com/llm-prober/llm-prober/loadtest/serverwatch"
+	"github.com/llm-prober/llm-prober/loadtest/summary"
+	"github.com/llm-prober/llm-prober/loadtest/workload"
+)
+
+// How a bench invocation ends besides 0 (success); the command exits
+// with it.
+const (
+	ExitError    = 1 // a run error, or an interrupt (the partial report is still printed and written)
+	ExitBadInput = 2 // a bad setting, checked before anything runs
+	ExitFailOn   = 3 // a --fail-on condition held
+	// ExitFailed: the run's failures void it: no request succeeded, more
+	// than MaxFailedShare of a single run's requests failed, or no rate of
+	// a sweep met the knee's goodput.
+	ExitFailed = 4
+)
+
+// benchEnv is what every run of one invocation shares.
+type benchEnv struct {
+	b        *Config
+	target   *config.Target
+	client   *http.Client
+	workload workload.Workload
+	sizing   *workload.Sizing
+	slo      summary.SLO
+	ps       []float64
+	conds    []summary.Condition
+	// From the flags, parsed and checked before anything runs.
+	rate        float64   // --request-rate
+	rates       []float64 // --rates
+	temperature *float64  // --temperature, if given
+	out, log    io.Writer
+	vllm        *bool                 // the target is vLLM (takes cache_salt); nil until checked
+	csv         *report.CSVOut        // --output-csv
+	runName     string                // --num-runs: the run, the CSV's point
+	live        *report.Live          // --web.listen-address
+	meta        *serverwatch.Metadata // server and client, in every run's JSON
+	extra       *serverwatch.ExtraSet // --extra-metrics-url
+}
+
+// benchResult is one run with its analysis.
+type benchResult struct {
+	run     *loadtest.Run
+	fresh   freshness // how its prompts were kept out of the prefix cache
+	report  *summary.Report
+	server  serverwatch.ServerReport
+	verdict summary.Verdict
+	view    *report.RunView          // --report's, nil without it
+	extra   *serverwatch.ExtraReport // --extra-metrics-url
+}
+
+// Run runs what b asks for (one run, --num-runs repeats, a sweep, or
+// a capacity plan alone), writes the reports to out and progress and notes
+// to log, and says how it ended: 0 or one of the Exit codes, with the
+// error behind it, if any.
+func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
+	env := &benchEnv{b: b, out: out, log: log}
+	if err := env.parseFlags(); err != nil {
+		return ExitBadInput, err
+	}
+	if err := b.checkReport(); err != nil {
+		return ExitBadInput, err
+	}
+	if err := b.checkNumRuns(); err != nil {
+		return ExitBadInput, err
+	}
+	extra, err := serverwatch.NewExtraSet(b.ExtraURLs, b.ExtraMatch)
+	if err != nil {
+		return ExitBadInput, err
+	}
+	env.extra = extra
+	if b.KneeRate > 0 && b.URL == "" && b.Target == "" {
+		return b.planOnly(env)
+	}
+	if err := env.deriveWorkload(ctx); err != nil {
+		return ExitError, err
+	}
+	if env.target, env.client, err = b.benchTarget(ctx); err != nil {
+		return ExitError, err
+	}
+	defer env.client.CloseIdleConnections()
+	if err := env.startLive(); err != nil {
+		return ExitError, err
+	}
+	defer env.stopLive()
+	env.collectMetadata(ctx)
+	if env.workload, env.sizing, err = b.workload(ctx, env.client, env.target, log); err != nil {
+		return ExitError, err
+	}
+	fmt.Fprintf(log, "target %s, model %s, %s; %s\n", env.target.RedactedURL(), env.target.Model, env.workload.Describe(), env.sizing.Describe())
+	if err := env.openCSV(); err != nil {
+		return ExitError, err
+	}
+	defer env.closeCSV()
+	if b.Sweep || b.Rates != "" {
+		return env.sweep(ctx)
+	}
+	if b.NumRuns > 1 {
+		return env.repeat(ctx)
+	}
+	res, err := env.execute(ctx, env.rate, b.Concurrency, "")
+	if err != nil {
+		return ExitError, err
+	}
+	fmt.Fprintf(log, "prompts: %s\n", res.fresh)
+	report.WriteText(res.report, out)
+	report.WriteUncertainty(res.report, out)
+	report.WriteServer(&res.server, out, res.verdict)
+	env.writeExtra(res)
+	if b.OutputJSON != "" {
+		fmt.Fprintf(log, "wrote %s\n", b.OutputJSON)
+	}
+	if err := env.writeReport(&report.HTMLReport{Runs: []*report.RunView{res.view}}); err != nil {
+		return ExitError, err
+	}
+	if b.PeakRPS > 0 || b.DailyRequests > 0 {
+		fmt.Fprintln(log, "a capacity plan needs a knee: add --sweep, or --knee-rate from an earlier sweep")
+	}
+	if res.run.Interrupted {
+		return ExitError, errors.New("interrupted; the report covers the requests that finished, and counts those cut off as cancelled")
+	}
+	if code := env.failOn(res.report); code != 0 {
+		return code, nil
+	}
+	if failing, why := res.report.Failing(); failing {
+		return ExitFailed, errors.New(why)
+	}
+	return 0, nil
+}
+
+// options are the load settings of one run at rate (or concurrency).
+func (env *benchEnv) options(rate float64, concurrency int) loadtest.Options {
+	b := env.b
+	wn, wd, _ := b.warmupSpec()
+	o := loadtest.Options{Target: env.target, API: config.API(b.API), Client: env.client, Workload: env.workload,
+		NumPrompts: b.NumPrompts, Duration: b.Duration, Rate: rate, Burstiness: b.Burstiness,
+		MaxConcurrency: b.MaxConcurrency, Concurrency: concurrency, WarmupRequests: wn, WarmupDuration: wd,
+		Seed: b.Seed, Timeout: b.Timeout, IdleTimeout: b.IdleTimeout, IgnoreEOS: b.IgnoreEOS, NoContinuousUsage: !b.ContinuousUsage,
+		Temperature: env.temperature, UserAgent: "llm-prober-bench"}
+	if b.Duration > 0 {
+		o.NumPrompts = 0
+	}
+	b.Shape.apply(&o, env.workload, b.NumPromptsSet)
+	return o
+}
+
+// execute runs once at rate (open loop) or concurrency (closed loop),
+// scraping the server around it.
+func (env *benchEnv) execute(ctx context.Context, rate float64, concurrency int, label string) (*benchResult, error) {
+	o := env.options(rate, concurrency)
+	f := env.freshen(ctx, &o, 0)
+	return env.executeWith(ctx, o, label, env.b.OutputJSON, "", f)
+}
+
+// executeWith runs o; with jsonPath, it writes the aggregate and every
+// request there (a sweep point's kind, if any, and bottleneck first).
+func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label, jsonPath, kind string, f freshness) (*benchResult, error) {
+	b := env.b
+	if mode := b.Progress; mode != "off" {
+		pp := &report.ProgressPrinter{W: env.log, Terminal: mode == "bar" || (mode == "auto" && b.LogIsTerminal), Label: label}
+		o.Progress = pp.Print
+	}
+	var jo *resultfile.JSONOut
+	if jsonPath != "" {
+		var err error
+		if jo, err = resultfile.NewJSONOut(); err != nil {
+			return nil, err
+		}
+		defer jo.Close()
+		jo.GeneratedTexts = b.SaveTexts
+		o.OnResult = jo.Add
+	}
+	env.withCSV(&o, kind)
+	env.live.Attach(&o)
+	var w *serverwatch.Watcher
+	if b.ServerMetrics {
+		w = serverwatch.Watch(ctx, env.client, env.target, b.MetricsInterval)
+	}
+	xw := env.extra.Watch(ctx, b.MetricsInterval)
+	run, err := loadtest.Execute(ctx, o)
+	extra := env.extra.Stop(xw, label)
+	if err == nil {
+		err = env.flushCSV()
+	}
+	if err != nil {
+		if w != nil {
+			w.Stop(context.Background())
+		}
+		return nil, err
+	}
+	res := &benchResult{run: run, fresh: f, report: summary.Summarize(run, env.slo, env.ps), extra: extra}
+	if w != nil {
+		// After an interrupt the last scrape gets a second, not five: the
+		// user is waiting for the partial report.
+		stopCtx, cancel := context.Background(), context.CancelFunc(func() {})
+		if ctx.Err() != nil {
+			stopCtx, cancel = context.WithTimeout(stopCtx, time.Second)
+		}
+		res.server = w.Stop(stopCtx)
+		cancel()
+	} else {
+		res.server = serverwatch.ServerReport{Err: "--no-server-metrics"}
+	}
+	summary.AttachServer(&res.server, res.report)
+	res.verdict = summary.Judge(res.report, &res.server)
+	env.view(res, label)
+	if jo != nil {
+		var head []summary.KV
+		if kind != "" {
+			head = []summary.KV{{Key: "kind", Value: kind}, {Key: "bottleneck", Value: res.verdict.Bottleneck}}
+		}
+		head = append(append(head, res.report.VLLMKeys()...),
+			summary.KV{Key: "model_id", Value: env.target.Model},
+			summary.KV{Key: "backend", Value: vllmBackend(b.API)},
+			summary.KV{Key: "endpoint_type", Value: vllmBackend(b.API)},
+			summary.KV{Key: "label", Value: nilIfEmpty(b.Label)},
+			summary.KV{Key: "llm_prober_prompt_sizing", Value: env.sizing.Describe()},
+			summary.KV{Key: "llm_prober_prompts", Value: f},
+			summary.KV{Key: "llm_prober_server", Value: res.server},
+			summary.KV{Key: "llm_prober_verdict", Value: res.verdict},
+			summary.KV{Key: "llm_prober_metadata", Value: env.meta})
+		if res.extra != nil {
+			head = append(head, summary.KV{Key: "llm_prober_extra_metrics", Value: res.extra})
+		}
+		if dw := b.Derive.derived; dw != nil {
+			head = append(head, summary.KV{Key: "llm_prober_derived_workload", Value: dw})
+		}
+		if err := jo.Write(jsonPath, head); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// failOn checks the --fail-on conditions; ExitFailOn if any holds.
+func (env *benchEnv) failOn(rep *summary.Report) int {
+	code := 0
+	for _, c := range env.conds {
+		holds, got, err := c.Check(rep)
+		switch {
+		case err != nil:
+			fmt.Fprintln(env.log, err)
+			code = ExitFailOn
+		case holds:
+			basis := ""
+			if rep.Basis == summary.BasisSchedule {
+				basis = "; latency and goodput counted from the schedule"
+			}
+			fmt.Fprintf(env.log, "fail-on %s holds (%s = %g%s)\n", c.Src, c.Key, got, basis)
+			code = ExitFailOn
+		}
+	}
+	return code
+}
+
+// vllmBackend is vllm bench's name for the endpoint used.
+func vllmBackend(api string) string {
+	if api == "completions" {
+		return "openai"
+	}
+	return "openai-chat"
+}
+
+// nilIfEmpty is s, or JSON null when empty (vllm bench's unset --label).
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,249 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/llm-prober/llm-prober/capacity"
+	"github.com/llm-prober/llm-prober/internal/textfmt"
+	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/llm-prober/llm-prober/loadtest/report"
+	"github.com/llm-prober/llm-prober/loadtest/summary"
+	"github.com/llm-prober/llm-prober/loadtest/sweep"
+)
+
+// sweep runs --sweep / --rates, prints the table, the knee, the curve and
+// the capacity plan. Flags were checked by parseSweep.
+func (env *benchEnv) sweep(ctx context.Context) (int, error) {
+	b := env.b
+	// With --output-json, each point's result (the single-run file: the
+	// aggregate, then every request) goes to a file of its own, copied
+	// into the sweep's file at the end.
+	var jsonDir string
+	pointJSON := map[*sweep.Point]string{}
+	if b.OutputJSON != "" {
+		var err error
+		if jsonDir, err = os.MkdirTemp("", "llm-prober-sweep-"); err != nil {
+			return ExitError, err
+		}
+		defer os.RemoveAll(jsonDir)
+	}
+	views := map[*sweep.Point]*report.RunView{} // --report's
+	points := 0                                 // run so far: point k draws with seed --seed + k
+	var first freshness
+	cfg := sweep.SweepConfig{Rates: env.rates, Steps: b.SweepSteps, Refine: b.SweepRefine, KneeGoodput: b.KneeGoodput,
+		Run: func(ctx context.Context, kind string, rate float64) (*sweep.Point, error) {
+			o := env.options(rate, 0)
+			fresh := env.freshen(ctx, &o, points)
+			if points == 0 {
+				first = fresh
+			}
+			points++
+			label := fmt.Sprintf("%s %.2f req/s: ", kind, rate)
+			switch kind {
+			case sweep.PointSync:
+				// A baseline needs few requests: each runs alone.
+				o.Concurrency, o.MaxConcurrency, label = 1, 0, "synchronous: "
+				if o.NumPrompts > 0 {
+					o.NumPrompts = min(max(o.NumPrompts/10, 5), 50)
+				}
+			case sweep.PointMax:
+				o.Rate, label = math.Inf(1), "max throughput: "
+				if o.Duration > 0 && o.MaxConcurrency == 0 {
+					o.Duration, o.NumPrompts = 0, max(b.NumPrompts, 1)
+				}
+				sizeForP99(&o, b.MinSamples)
+			default:
+				sizeForP99(&o, b.MinSamples)
+			}
+			var path string
+			if jsonDir != "" {
+				path = filepath.Join(jsonDir, fmt.Sprintf("point-%d.json", len(pointJSON)))
+			}
+			res, err := env.executeWith(ctx, o, label, path, kind, fresh)
+			if err != nil {
+				return nil, err
+			}
+			tail := res.report.TTFT.Tail()
+			fmt.Fprintf(env.log, "%s%.2f req/s achieved, %.2f%% good, p%s TTFT %.1f ms, %s\n", label,
+				res.report.RequestThroughput, res.report.GoodputPercent, textfmt.PercentileName(tail),
+				res.report.TTFT.Value(tail), res.verdict.Bottleneck)
+			p := &sweep.Point{Report: res.report, Verdict: res.verdict.Bottleneck}
+			if path != "" {
+				pointJSON[p] = path
+			}
+			views[p] = res.view
+			return p, nil
+		}}
+	sw, err := sweep.RunSweep(ctx, cfg)
+	if sw != nil {
+		sw.Prompts = first.sweepString()
+	}
+	if sw != nil && len(sw.Points) > 0 {
+		report.WriteSweep(sw, env.out)
+		report.WriteExtraPoints(env.extra, env.out)
+	}
+	if err != nil {
+		// Interrupted: the points so far are still written.
+		if ctx.Err() != nil && b.OutputJSON != "" && sw != nil && len(sw.Points) > 0 {
+			if werr := writeSweepJSON(b.OutputJSON, sw, pointJSON); werr != nil {
+				return ExitError, errors.Join(err, werr)
+			}
+			fmt.Fprintf(env.log, "wrote %s (the points run so far)\n", b.OutputJSON)
+		}
+		if ctx.Err() != nil {
+			if werr := env.writeSweepReport(sw, views); werr != nil {
+				return ExitError, errors.Join(err, werr)
+			}
+		}
+		return ExitError, err
+	}
+	if b.Curve != "" {
+		f, err := os.Create(b.Curve)
+		if err != nil {
+			return ExitError, err
+		}
+		title := fmt.Sprintf("%s — %s", env.target.Model, env.workload.Describe())
+		if err := errors.Join(report.WriteSweepSVG(sw, f, title), f.Close()); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(env.log, "wrote %s\n", b.Curve)
+	}
+	if err := env.writeSweepReport(sw, views); err != nil {
+		return ExitError, err
+	}
+	if b.OutputJSON != "" {
+		if err := writeSweepJSON(b.OutputJSON, sw, pointJSON); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(env.log, "wrote %s\n", b.OutputJSON)
+	}
+	if sw.Knee != nil && (b.DailyRequests > 0 || b.PeakRPS > 0) {
+		p, err := capacity.NewPlan(sw.KneeRate(), b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
+		if err != nil {
+			return ExitBadInput, err
+		}
+		p.WriteText(env.out)
+	}
+	if sw.Knee == nil && len(env.conds) > 0 {
+		fmt.Fprintln(env.log, "fail-on: no rate met the goodput target")
+		return ExitFailOn, nil
+	}
+	if sw.Knee == nil {
+		// A sweep exists to find the knee: none is a failed run, not a
+		// result to read as success (a dead server fails every point).
+		return ExitFailed, fmt.Errorf("no rate met the knee's goodput (%g%% of requests meeting every SLO)", b.KneeGoodput)
+	}
+	return env.failOn(sw.Knee.Report), nil
+}
+
+// sizeForP99 raises an open-loop point's request count, or its duration
+// at its rate, to at least n measured requests: a p99 from 120 requests
+// moves by one bad request (0.8 %).
+func sizeForP99(o *loadtest.Options, n int) {
+	switch {
+	case n <= 0:
+	case o.NumPrompts > 0:
+		o.NumPrompts = max(o.NumPrompts, n)
+	case o.Duration > 0 && o.Rate > 0 && !math.IsInf(o.Rate, 1):
+		o.Duration = max(o.Duration, time.Duration(float64(n)/o.Rate*float64(time.Second)))
+	}
+}
+
+// planOnly prints a capacity plan from --knee-rate without running.
+func (b *Config) planOnly(env *benchEnv) (int, error) {
+	p, err := capacity.NewPlan(b.KneeRate, b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
+	if err != nil {
+		return ExitBadInput, err
+	}
+	p.WriteText(env.out)
+	return 0, nil
+}
+
+// writeSweepJSON writes the knee and every point: its kind, bottleneck,
+// aggregate and requests, as the single-run file has them (vllm bench
+// keys: input_lens, output_lens, ttfts, itls, errors, then requests),
+// copied from the point's file.
+func writeSweepJSON(path string, sw *sweep.Sweep, files map[*sweep.Point]string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	w.WriteString("{\n  \"knee_goodput_percent\": " + strconv.FormatFloat(sw.KneeGoodput, 'g', -1, 64))
+	pr, _ := json.Marshal(sw.Prompts)
+	fmt.Fprintf(w, ",\n  \"llm_prober_prompts\": %s", pr)
+	if sw.Knee != nil {
+		w.WriteString(",\n  \"knee_request_rate\": " + strconv.FormatFloat(sw.Knee.Rate, 'g', -1, 64))
+		w.WriteString(",\n  \"knee_achieved_request_rate\": " + strconv.FormatFloat(sw.KneeRate(), 'g', -1, 64))
+		if lo, hi, ok := sw.KneeCI(); ok {
+			fmt.Fprintf(w, ",\n  \"llm_prober_knee_request_rate_ci95\": [%s, %s]",
+				strconv.FormatFloat(lo, 'g', -1, 64), strconv.FormatFloat(hi, 'g', -1, 64))
+		}
+		k, _ := json.Marshal(sw.KneeSummary())
+		fmt.Fprintf(w, ",\n  \"knee\": %s", k)
+	}
+	w.WriteString(",\n  \"points\": [")
+	for i, p := range sw.Points {
+		if i > 0 {
+			w.WriteString(",")
+		}
+		w.WriteString("\n")
+		if err := copyPointJSON(w, p, files[p]); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	w.WriteString("\n  ]\n}\n")
+	return errors.Join(w.Flush(), f.Close())
+}
+
+// copyPointJSON writes point p: its file, else (none written) the
+// aggregate alone.
+func copyPointJSON(w *bufio.Writer, p *sweep.Point, file string) error {
+	if file != "" {
+		pf, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		st, err := pf.Stat()
+		if err != nil {
+			return err
+		}
+		// The point's file ends in "}\n": leave the newline out.
+		_, err = io.Copy(w, io.LimitReader(pf, max(st.Size()-1, 0)))
+		return err
+	}
+	head := append([]summary.KV{{Key: "kind", Value: p.Kind}, {Key: "bottleneck", Value: p.Verdict}}, p.Report.VLLMKeys()...)
+	w.WriteString("    {")
+	for j, kv := range head {
+		if j > 0 {
+			w.WriteString(", ")
+		}
+		v, err := jsonValue(kv.Value)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%q: %s", kv.Key, v)
+	}
+	w.WriteString("}")
+	return nil
+}
+
+func jsonValue(v any) (string, error) {
+	if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+		return `"` + strconv.FormatFloat(f, 'g', -1, 64) + `"`, nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}

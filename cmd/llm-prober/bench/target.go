@@ -1,0 +1,102 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/llm-prober/llm-prober/backend"
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prober"
+	commoncfg "github.com/prometheus/common/config"
+)
+
+// benchKeepAlive keeps bench connections open between a user's requests.
+const benchKeepAlive = 90 * time.Second
+
+// benchTarget resolves --url or --config.file/--target into a target and
+// its probe client (the target's auth and TLS; kernel receive times).
+func (b *Config) benchTarget(ctx context.Context) (*config.Target, *http.Client, error) {
+	var t *config.Target
+	switch {
+	case b.ConfigFile != "" || b.Target != "":
+		if b.ConfigFile == "" || b.Target == "" {
+			return nil, nil, errors.New("--config.file and --target go together")
+		}
+		cfg, err := config.LoadFile(b.ConfigFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, ct := range cfg.Targets {
+			if ct.Name == b.Target {
+				t = ct
+			}
+		}
+		if t == nil {
+			return nil, nil, fmt.Errorf("no target %q in %s", b.Target, b.ConfigFile)
+		}
+		if b.URL != "" {
+			return nil, nil, errors.New("--url and --target are exclusive")
+		}
+		cp := *t
+		t = &cp
+		if b.Model != "" {
+			t.Model = b.Model
+		}
+	case b.URL != "":
+		hc := commoncfg.DefaultHTTPClientConfig
+		hc.FollowRedirects = false
+		switch {
+		case b.APIKeyFile != "":
+			hc.Authorization = &commoncfg.Authorization{Type: "Bearer", CredentialsFile: b.APIKeyFile}
+		case os.Getenv("OPENAI_API_KEY") != "":
+			hc.Authorization = &commoncfg.Authorization{Type: "Bearer", Credentials: commoncfg.Secret(os.Getenv("OPENAI_API_KEY"))}
+		}
+		if err := hc.Validate(); err != nil {
+			return nil, nil, err
+		}
+		t = &config.Target{Name: "bench", URL: strings.TrimSuffix(b.URL, "/"), Model: b.Model,
+			Backend: backend.Auto, HTTPClientConfig: hc}
+	default:
+		return nil, nil, errors.New("give --url, or --config.file and --target")
+	}
+	client, err := prober.NewClient(t, benchKeepAlive)
+	if err != nil {
+		return nil, nil, fmt.Errorf("HTTP client: %w", err)
+	}
+	if t.Model == "" {
+		if t.Model, err = firstModel(ctx, client, t.URL); err != nil {
+			return nil, nil, err
+		}
+	}
+	return t, client, nil
+}
+
+// firstModel asks /v1/models for the served model, as vllm bench does.
+func firstModel(ctx context.Context, client *http.Client, base string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("no --model given and /v1/models failed: %w", err)
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || len(list.Data) == 0 || resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("no --model given and /v1/models (HTTP %d) names none", resp.StatusCode)
+	}
+	return list.Data[0].ID, nil
+}

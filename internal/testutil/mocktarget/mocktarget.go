@@ -1,0 +1,56 @@
+// Package mocktarget starts the built-in mock vLLM server on loopback as a
+// configured target, for the tests of bench's packages.
+package mocktarget
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/llm-prober/llm-prober/backend"
+	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/mockvllm"
+	"github.com/llm-prober/llm-prober/prober"
+	"github.com/llm-prober/llm-prober/prompt"
+	commoncfg "github.com/prometheus/common/config"
+)
+
+// FixedMock returns mock options with fixed latencies (no jitter) and no
+// Prefix-cache hits.
+func FixedMock() mockvllm.Options {
+	o := mockvllm.DefaultOptions()
+	o.TTFT = mockvllm.Dist{Mean: 20 * time.Millisecond}
+	o.ITL = mockvllm.Dist{Mean: 5 * time.Millisecond}
+	o.BatchSlowdown = 0
+	o.PrefixCacheHitRate = 0
+	return o
+}
+
+// Tokenizer is the /tokenize client bench builds for an auto target.
+func Tokenizer(tg *config.Target, client *http.Client) *prompt.Tokenizer {
+	return &prompt.Tokenizer{Client: client, BaseURL: tg.URL, Redacted: tg.RedactedURL(), Model: tg.Model,
+		Dialects: prompt.Dialects(backend.Auto), Timeout: time.Minute}
+}
+
+// Start serves a mock on loopback and returns a target and the
+// product's probe client for it.
+func Start(t *testing.T, o mockvllm.Options) (*mockvllm.Server, *config.Target, *http.Client) {
+	t.Helper()
+	s := mockvllm.New(o)
+	ts := httptest.NewServer(s)
+	hc := commoncfg.DefaultHTTPClientConfig
+	hc.FollowRedirects = false
+	tg := &config.Target{Name: "mock", URL: ts.URL, Model: s.Options().Model, HTTPClientConfig: hc,
+		ServerMetrics: config.ServerMetrics{Enabled: true, Path: "/metrics"}}
+	client, err := prober.NewClient(tg, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		client.CloseIdleConnections()
+		ts.Close()
+	})
+	return s, tg, client
+}

@@ -1,0 +1,68 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/llm-prober/llm-prober/internal/textfmt"
+)
+
+// WriteText prints the comparison: what differs in the workloads, one
+// line per metric, then the verdict on the thresholds.
+func (c *Comparison) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "Base: %s (%d measured requests)\nNew:  %s (%d measured requests)\n", c.Base, c.BaseRequests, c.New, c.NewRequests)
+	for _, n := range c.Notes {
+		fmt.Fprintln(w, "Note: the runs differ in "+n)
+	}
+	if len(c.WorkloadDiffs) > 0 {
+		fmt.Fprintln(w, "WARNING: the runs' workloads differ (compared anyway, --force):")
+		for _, d := range c.WorkloadDiffs {
+			fmt.Fprintln(w, "  "+d)
+		}
+	}
+	fmt.Fprintf(w, "%-26s %12s %12s %12s %8s  %-14s %8s\n", "Metric", "Base", "New", "Delta", "Delta%", "Test", "p")
+	for i := range c.Rows {
+		r := &c.Rows[i]
+		dp := "n/a"
+		if r.DeltaPercent != nil {
+			dp = fmt.Sprintf("%+.1f%%", *r.DeltaPercent)
+		}
+		d := "n/a"
+		if r.Delta != nil {
+			d = fmt.Sprintf("%+.2f", *r.Delta)
+		}
+		p := "-"
+		if r.PValue != nil {
+			p = fmt.Sprintf("%.3g", *r.PValue)
+		}
+		var notes []string
+		if r.CILow != nil {
+			notes = append(notes, fmt.Sprintf("%g%% CI [%+.2f, %+.2f]", 100*(1-c.Alpha), *r.CILow, *r.CIHigh))
+		}
+		switch {
+		case r.Significant && r.Worse:
+			notes = append(notes, "worse, significant")
+		case r.Significant:
+			notes = append(notes, "better, significant")
+		}
+		if r.Threshold != "" {
+			verdict := "within"
+			if r.Regression {
+				verdict = "REGRESSION beyond"
+			}
+			notes = append(notes, verdict+" "+r.Threshold)
+		}
+		line := fmt.Sprintf("%-26s %12s %12s %12s %8s  %-14s %8s  %s", r.Key+" ("+r.Unit+")", textfmt.FmtNum(r.Base), textfmt.FmtNum(r.New),
+			d, dp, r.Test, p, strings.Join(notes, "; "))
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+	fmt.Fprintf(w, "Tests: Mann–Whitney U on the requests (ITL: each request's mean gap), bootstrap of the percentile "+
+		"difference, two-proportion z; two-sided, significant at p < %g. Throughputs are one number per run: no test.\n", c.Alpha)
+	if len(c.Regressions) > 0 {
+		fmt.Fprintln(w, "Regressions:")
+		for _, s := range c.Regressions {
+			fmt.Fprintln(w, "  "+s)
+		}
+	}
+}

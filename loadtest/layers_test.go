@@ -1,0 +1,75 @@
+package loadtest
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layers is the one-way import order of bench's packages, lowest first:
+// a package may import only packages of a lower layer (paths relative to
+// the module). The package docs say the same in words.
+var layers = [][]string{
+	{"internal/textfmt", "loadtest/stats"},
+	{"capacity", "loadtest/workload", "loadtest/serverwatch"},
+	{"loadtest"},
+	{"loadtest/summary"},
+	{"loadtest/sweep", "loadtest/resultfile"},
+	{"loadtest/compare"},
+	{"loadtest/report"},
+	{"cmd/llm-prober/bench"},
+}
+
+const module = "github.com/llm-prober/llm-prober/"
+
+// TestImportsPointDown fails when a bench package imports one of its own
+// layer or above (tests included: a test that reaches up hides a cycle).
+func TestImportsPointDown(t *testing.T) {
+	level := map[string]int{}
+	for i, ps := range layers {
+		for _, p := range ps {
+			level[p] = i
+		}
+	}
+	root := ".."
+	for pkg, lv := range level {
+		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no Go files (%v)", pkg, err)
+		}
+		for _, f := range files {
+			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, im := range ast.Imports {
+				path, _ := strconv.Unquote(im.Path.Value)
+				dep, ok := strings.CutPrefix(path, module)
+				if !ok {
+					continue
+				}
+				if dl, ok := level[dep]; ok && dl >= lv && dep != pkg {
+					t.Errorf("%s imports %s: %s is in layer %d, %s in %d", f, dep, dep, dl, pkg, lv)
+				}
+			}
+		}
+	}
+	// Every package under loadtest/ has a layer (or is internal test help).
+	err := filepath.WalkDir(root+"/loadtest", func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || strings.Contains(p, "internal") || strings.Contains(p, "testdata") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if _, ok := level[filepath.ToSlash(rel)]; !ok {
+			t.Errorf("%s has no layer in layers", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

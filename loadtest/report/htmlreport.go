@@ -1,0 +1,174 @@
+package report
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/llm-prober/llm-prober/capacity"
+	"github.com/llm-prober/llm-prober/internal/textfmt"
+	"github.com/llm-prober/llm-prober/loadtest/stats"
+	"github.com/llm-prober/llm-prober/loadtest/summary"
+	"github.com/llm-prober/llm-prober/loadtest/sweep"
+)
+
+// HTMLReport is bench --report's page: one self-contained file (inline
+// CSS and SVG, no script, nothing fetched at view time) with a lone run,
+// repeated runs, or a sweep with its knee's run.
+type HTMLReport struct {
+	Title string
+	// Runs are drawn in full: the run, each of --num-runs, or a sweep's
+	// knee (or its best point without one).
+	Runs []*RunView
+	// RunsSummary is --num-runs' mean and interval per metric.
+	RunsSummary *summary.RunsSummary
+	Sweep       *sweep.Sweep
+	Plan        *capacity.Plan
+}
+
+//go:embed htmlreport.tmpl
+var htmlReportSrc string
+
+var htmlReportTmpl = template.Must(template.New("report").Parse(htmlReportSrc))
+
+// Write renders the page.
+func (h *HTMLReport) Write(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if err := htmlReportTmpl.Execute(bw, h.page()); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+type htmlPage struct {
+	Title   string
+	Sweep   *htmlSweep
+	Summary string // --num-runs
+	Runs    []htmlRun
+}
+
+type htmlSweep struct {
+	Knee, KneeCI string
+	Curve        []template.HTML
+	Header       []string
+	Rows         [][]string
+	Plan         string
+}
+
+type htmlRun struct {
+	Name, Verdict, Summary string
+	Evidence               []string
+	Facts                  [][2]string
+	StatsHead              []string
+	Stats                  [][]string
+	Errors                 [][2]string
+	Dists                  [][2]template.HTML
+	Timeline               template.HTML
+	Tput, Conc, KV, Queue  template.HTML
+	Text                   string
+}
+
+func (h *HTMLReport) page() htmlPage {
+	p := htmlPage{Title: h.Title}
+	if h.Sweep != nil {
+		p.Sweep = sweepPage(h.Sweep, h.Plan)
+	}
+	if h.RunsSummary != nil {
+		var b strings.Builder
+		WriteRuns(h.RunsSummary, &b)
+		p.Summary = b.String()
+	}
+	for _, rv := range h.Runs {
+		p.Runs = append(p.Runs, rv.page())
+	}
+	return p
+}
+
+func sweepPage(s *sweep.Sweep, plan *capacity.Plan) *htmlSweep {
+	hs := &htmlSweep{Knee: s.KneeSummary()}
+	if lo, hi, ok := s.KneeCI(); ok {
+		hs.KneeCI = fmt.Sprintf("%.0f%% interval of the knee's offered rate (bootstrap over the points' requests): %.2f–%.2f req/s", stats.CILevel*100, lo, hi)
+	}
+	for _, c := range curveCharts(s, 2*chartW+20, 340) {
+		hs.Curve = append(hs.Curve, trusted(c))
+	}
+	pn := "p" + textfmt.PercentileName(s.Tail())
+	hs.Header = []string{"point", "offered req/s", "achieved req/s", "output tok/s", "good %", pn + " TTFT ms", "p99 TTFT 95% CI", pn + " TPOT ms", "p99 TPOT 95% CI", "bottleneck"}
+	for _, pt := range s.Points {
+		r := pt.Report
+		offered := "—"
+		if pt.Kind == sweep.PointRate || pt.Kind == sweep.PointRefine {
+			offered = fmt.Sprintf("%.2f", pt.Rate)
+		}
+		name := pointName(pt)
+		if pt == s.Knee {
+			name += " (knee)"
+		}
+		hs.Rows = append(hs.Rows, []string{name, offered, fmt.Sprintf("%.2f", r.RequestThroughput), fmt.Sprintf("%.0f", r.OutputThroughput),
+			fmt.Sprintf("%.2f", r.GoodputPercent), fmt.Sprintf("%.1f", r.TTFT.Value(s.Tail())), ciText(r.TTFT),
+			fmt.Sprintf("%.2f", r.TPOT.Value(s.Tail())), ciText(r.TPOT), pt.Verdict})
+	}
+	if plan != nil {
+		var b strings.Builder
+		plan.WriteText(&b)
+		hs.Plan = b.String()
+	}
+	return hs
+}
+
+func (rv *RunView) page() htmlRun {
+	rep := rv.Report
+	hr := htmlRun{Name: rv.Name, Verdict: rv.Verdict.Bottleneck, Summary: rv.Verdict.Summary, Evidence: rv.Verdict.Evidence, Text: rv.Text}
+	fact := func(k, v string) { hr.Facts = append(hr.Facts, [2]string{k, v}) }
+	fact("Latency basis", "from the "+rep.Basis+" ("+rep.BasisReason+")")
+	if rep.SLO.Set() {
+		fact("Goodput SLOs (ms)", rep.SLO.String())
+		fact("Good requests", fmt.Sprintf("%.2f%% (%.2f req/s)", rep.GoodputPercent, rep.GoodputRate))
+	} else {
+		fact("Goodput", "no SLOs given (--goodput)")
+	}
+	fact("Requests", fmt.Sprintf("%d succeeded, %d failed, %d cancelled, %d warm-up", rep.Completed, rep.Failed, rep.Cancelled, rep.Warmup))
+	fact("Request throughput", fmt.Sprintf("%.2f req/s over %.2f s", rep.RequestThroughput, rep.Duration.Seconds()))
+	fact("Output throughput", fmt.Sprintf("%.2f tok/s (peak %.0f)", rep.OutputThroughput, rep.PeakOutputThroughput))
+	fact("Concurrency", fmt.Sprintf("peak %d in flight, mean %.2f", rep.PeakInFlight, rep.MeanConcurrency))
+	hr.StatsHead = []string{"metric (ms)", "count", "mean", "median"}
+	ps := rep.TTFT.Percentiles
+	for _, p := range ps {
+		hr.StatsHead = append(hr.StatsHead, "p"+textfmt.PercentileName(p.P))
+	}
+	hr.StatsHead = append(hr.StatsHead, "p99 95% CI")
+	for _, m := range []struct {
+		name string
+		s    stats.Stats
+	}{{"TTFT", rep.TTFT}, {"TPOT", rep.TPOT}, {"ITL", rep.ITL}, {"E2EL", rep.E2EL}} {
+		row := []string{m.name, fmt.Sprint(m.s.Count), fmt.Sprintf("%.2f", m.s.Mean), fmt.Sprintf("%.2f", m.s.Median)}
+		for _, p := range ps {
+			row = append(row, fmt.Sprintf("%.2f", m.s.Value(p.P)))
+		}
+		ci := "n/a"
+		if m.name != "ITL" {
+			ci = ciText(m.s)
+		}
+		hr.Stats = append(hr.Stats, append(row, ci))
+	}
+	reasons := make([]string, 0, len(rv.Errors))
+	for r := range rv.Errors {
+		reasons = append(reasons, r)
+	}
+	slices.Sort(reasons)
+	for _, r := range reasons {
+		hr.Errors = append(hr.Errors, [2]string{r, rv.Errors[r]})
+	}
+	for i := range rv.dists {
+		h, c := rv.dists[i].charts()
+		hr.Dists = append(hr.Dists, [2]template.HTML{h, c})
+	}
+	hr.Timeline = rv.timelineChart()
+	hr.Tput, hr.Conc = rv.throughputCharts()
+	hr.KV, hr.Queue = rv.serverCharts()
+	return hr
+}

@@ -1,0 +1,28 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/llm-prober/llm-prober/loadtest/stats"
+	"github.com/llm-prober/llm-prober/loadtest/summary"
+)
+
+// ciText is a p99 interval as "lo–hi", or n/a under two samples.
+func ciText(st stats.Stats) string {
+	if math.IsNaN(st.P99Low) || st.Count < 2 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f–%.1f", st.P99Low, st.P99High)
+}
+
+// WriteUncertainty prints a single run's p99 intervals and its sample
+// warnings, under the report.
+func WriteUncertainty(rep *summary.Report, w io.Writer) {
+	fmt.Fprintf(w, "p99 %.0f%% CI (ms, bootstrap): TTFT %s, TPOT %s, E2EL %s (%d requests)\n", stats.CILevel*100,
+		ciText(rep.TTFT), ciText(rep.TPOT), ciText(rep.E2EL), rep.Completed+rep.Failed)
+	for _, m := range rep.SampleWarnings() {
+		fmt.Fprintf(w, "warning: %s\n", m)
+	}
+}

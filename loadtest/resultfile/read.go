@@ -1,0 +1,291 @@
+package resultfile
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/llm-prober/llm-prober/loadtest/summary"
+)
+
+// RunFile is what `bench compare` reads of one --output-json file: the
+// aggregate's scalar keys and, per measured request, what the
+// significance tests need. Only the requests are kept per request, so a
+// million-request file costs tens of MB, not its size on disk.
+type RunFile struct {
+	Path string
+	Keys map[string]any // scalar aggregate keys (numbers, strings)
+	// Per measured (not warm-up) request, in milliseconds: TTFT and E2EL
+	// of each successful request, TPOT of those with more than one
+	// output token, the mean inter-token gap of those with gaps.
+	TTFT, TPOT, E2EL, ITLMean []float64
+	Measured, Failed, Good    int
+	SLO                       summary.SLO
+}
+
+// fileRequest is the part of a "requests" entry compare reads.
+type fileRequest struct {
+	Warmup       bool      `json:"warmup"`
+	TTFT         float64   `json:"ttft"`
+	TPOT         float64   `json:"tpot"`
+	E2EL         float64   `json:"latency"`
+	ITLs         []float64 `json:"itls"`
+	Planned      float64   `json:"planned_s"`
+	Start        float64   `json:"start_s"`
+	OutputTokens int32     `json:"output_tokens"`
+	Success      bool      `json:"success"`
+}
+
+// ReadRunFile reads a single run's --output-json file.
+func ReadRunFile(path string) (*RunFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rf, err := readRunFile(bufio.NewReaderSize(f, 256<<10))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	rf.Path = path
+	return rf, nil
+}
+
+func readRunFile(r io.Reader) (*RunFile, error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a bench --output-json file (want a JSON object)")
+	}
+	rf := &RunFile{Keys: map[string]any{}}
+	sawRequests := false
+	var reqs []requestSummary
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		switch key {
+		case "points":
+			return nil, errors.New("a sweep's file: compare single runs (each point's run, or --request-rate at the rate to check)")
+		case "num_runs":
+			return nil, errors.New("a --num-runs summary: compare its runs' files (FILE.run1.json, …)")
+		case "requests":
+			sawRequests = true
+			if reqs, err = readRequests(dec); err != nil {
+				return nil, fmt.Errorf("requests: %w", err)
+			}
+			continue
+		}
+		if spoolKey(key) {
+			err = skipArray(dec)
+		} else {
+			var v any
+			if err = dec.Decode(&v); err == nil {
+				if n, ok := v.(json.Number); ok {
+					v, _ = n.Float64()
+				}
+				rf.Keys[key] = v
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	if !sawRequests {
+		return nil, errors.New(`no "requests": written by an llm-prober older than compare, or not by bench --output-json`)
+	}
+	rf.SLO, _ = summary.ParseSLO(rf.String("llm_prober_goodput_slo"))
+	// A run whose requests waited in the client (a concurrency slot, a
+	// late generator) judged its latency from the schedule: so does compare.
+	fromSchedule := rf.String("llm_prober_latency_basis") == summary.BasisSchedule
+	for i := range reqs {
+		if !fromSchedule {
+			reqs[i].wait = 0
+		}
+		rf.Add(&reqs[i])
+	}
+	return rf, nil
+}
+
+// requestSummary is what compare keeps of a measured request (the
+// aggregate keys, and so the SLO, may come after "requests").
+type requestSummary struct {
+	ttft, tpot, e2el, itlMean float64 // seconds; itlMean NaN without gaps
+	wait                      float64 // seconds from the planned send to the send
+	outputTokens              int32
+	success                   bool
+}
+
+// readRequests decodes the "requests" array one entry at a time.
+func readRequests(dec *json.Decoder) ([]requestSummary, error) {
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, errors.New("want an array")
+	}
+	var out []requestSummary
+	for dec.More() {
+		var q fileRequest
+		if err := dec.Decode(&q); err != nil {
+			return nil, err
+		}
+		if !q.Warmup {
+			out = append(out, requestSummary{q.TTFT, q.TPOT, q.E2EL, mean(q.ITLs), max(q.Start-q.Planned, 0), q.OutputTokens, q.Success})
+		}
+	}
+	_, err := dec.Token()
+	return out, err
+}
+
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// Add counts one measured request as Summarize does.
+func (rf *RunFile) Add(q *requestSummary) {
+	rf.Measured++
+	if !q.success {
+		rf.Failed++
+		return
+	}
+	rec := loadtest.Record{TTFT: nanos(q.ttft), TPOT: nanos(q.tpot), E2EL: nanos(q.e2el)}
+	if summary.Good(&rec, rf.SLO, nanos(q.wait)) {
+		rf.Good++
+	}
+	rf.TTFT = append(rf.TTFT, (q.ttft+q.wait)*1e3)
+	rf.E2EL = append(rf.E2EL, (q.e2el+q.wait)*1e3)
+	if q.outputTokens > 1 {
+		rf.TPOT = append(rf.TPOT, q.tpot*1e3)
+	}
+	if !math.IsNaN(q.itlMean) {
+		rf.ITLMean = append(rf.ITLMean, q.itlMean*1e3)
+	}
+}
+
+func nanos(sec float64) int64 { return int64(math.Round(sec * 1e9)) }
+
+// spoolKey reports whether k is one of vllm bench's per-request arrays,
+// which compare skips (it reads "requests").
+func spoolKey(k string) bool {
+	for i, sk := range spoolKeys {
+		if i != spRequests && sk == k {
+			return true
+		}
+	}
+	return false
+}
+
+// skipArray skips an array element by element, so memory stays bounded
+// by one element however long the array.
+func skipArray(dec *json.Decoder) error {
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return errors.New("want an array")
+	}
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token()
+	return err
+}
+
+// Float is aggregate key k as a number, NaN if absent or not a number.
+func (rf *RunFile) Float(k string) float64 {
+	if v, ok := rf.Keys[k].(float64); ok {
+		return v
+	}
+	return math.NaN()
+}
+
+// String is aggregate key k as text ("" if absent; numbers formatted).
+func (rf *RunFile) String(k string) string {
+	switch v := rf.Keys[k].(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	default:
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+}
+
+// seedSuffix ends a synthetic workload's description: runs with
+// different seeds (--num-runs) are the same workload.
+var seedSuffix = regexp.MustCompile(`, seed -?\d+$`)
+
+// workloadKeys are the settings two runs must share to be compared:
+// what is sent (prompt and output lengths, dataset), where (endpoint),
+// how (load), and what counts as good.
+var workloadKeys = []string{"llm_prober_workload", "backend", "llm_prober_mode", "request_rate", "burstiness",
+	"max_concurrency", "llm_prober_goodput_slo"}
+
+// WorkloadDiffs lists the settings in which a and b differ, as
+// "key: a vs b".
+func WorkloadDiffs(a, b *RunFile) []string {
+	var out []string
+	for _, k := range workloadKeys {
+		va, vb := a.String(k), b.String(k)
+		same := va == vb
+		if k == "llm_prober_workload" {
+			same = seedSuffix.ReplaceAllString(va, "") == seedSuffix.ReplaceAllString(vb, "")
+		}
+		if !same {
+			out = append(out, fmt.Sprintf("%s: %s vs %s", k, quoteEmpty(va), quoteEmpty(vb)))
+		}
+	}
+	return out
+}
+
+// infoKeys may differ between compared runs (an upgrade may rename the
+// model), but the output says so.
+var infoKeys = []string{"model_id"}
+
+// InfoDiffs lists the infoKeys in which a and b differ.
+func InfoDiffs(a, b *RunFile) []string {
+	var out []string
+	for _, k := range infoKeys {
+		if va, vb := a.String(k), b.String(k); va != vb {
+			out = append(out, fmt.Sprintf("%s: %s vs %s", k, quoteEmpty(va), quoteEmpty(vb)))
+		}
+	}
+	return out
+}
+
+func quoteEmpty(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// Has reports whether rf can have metric key (CompareKeys) at all:
+// goodput needs SLOs, an ITL percentile or a throughput its aggregate key;
+// the others come from the requests (and are missing only when none
+// succeeded).
+func (rf *RunFile) Has(key string) bool {
+	switch {
+	case key == "goodput":
+		return rf.SLO.Set()
+	case strings.HasSuffix(key, "_itl_ms"), strings.HasSuffix(key, "_throughput"):
+		_, ok := rf.Keys[key].(float64)
+		return ok
+	}
+	return true
+}

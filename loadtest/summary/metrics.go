@@ -1,0 +1,49 @@
+package summary
+
+import (
+	"math"
+)
+
+// Metric is one row of `bench compare`.
+type Metric struct {
+	Key, Unit   string
+	HigherWorse bool
+}
+
+// CompareFamilies are the latency metrics compared, with the statistics
+// shown of each.
+var (
+	CompareFamilies = []string{"ttft", "tpot", "itl", "e2el"}
+	CompareStats    = []string{"mean", "p50", "p90", "p99"}
+)
+
+// Metrics lists every row in order: latencies, then throughput,
+// goodput and the failure share.
+func Metrics() []Metric {
+	var out []Metric
+	for _, f := range CompareFamilies {
+		for _, s := range CompareStats {
+			out = append(out, Metric{s + "_" + f + "_ms", "ms", true})
+		}
+	}
+	return append(out,
+		Metric{"output_throughput", "tok/s", false},
+		Metric{"request_throughput", "req/s", false},
+		Metric{"goodput", "%", false},
+		Metric{"failed_percent", "%", true})
+}
+
+func Pct(k, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return 100 * float64(k) / float64(n)
+}
+
+// Num is f as an optional JSON number (NaN and ±Inf have none).
+func Num(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}

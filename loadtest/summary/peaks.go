@@ -1,0 +1,58 @@
+package summary
+
+import (
+	"math"
+	"time"
+
+	"github.com/llm-prober/llm-prober/loadtest"
+)
+
+// vllmPeaks computes max_output_tokens_per_s and max_concurrent_requests
+// as vllm bench serve defines them: one-second buckets from the earliest
+// start of a successful measured request (not from the warm-up), output
+// tokens counted in the bucket of their arrival, and a successful request
+// counted in every bucket from its start's to that of start + latency
+// (its last byte; the client's teardown after it is not counted). Token
+// arrivals are kept to the millisecond.
+func vllmPeaks(r *loadtest.Run) (tokens float64, conc int) {
+	origin := int64(math.MaxInt64)
+	for i := range r.Records {
+		if rec := &r.Records[i]; !rec.Warmup && rec.Success() {
+			origin = min(origin, rec.Start)
+		}
+	}
+	if origin == math.MaxInt64 {
+		return 0, 0
+	}
+	sec := func(ns int64) int { return int((ns - origin) / int64(time.Second)) }
+	var buckets []int
+	add := func(b, n int) {
+		for len(buckets) <= b {
+			buckets = append(buckets, 0)
+		}
+		buckets[b] += n
+	}
+	for ms, n := range r.TokensPerMs {
+		if t := int64(ms) * int64(time.Millisecond); n > 0 && t >= origin-int64(time.Millisecond) {
+			add(max(sec(t), 0), int(n))
+		}
+	}
+	for _, n := range buckets {
+		tokens = max(tokens, float64(n))
+	}
+	buckets = buckets[:0]
+	for i := range r.Records {
+		rec := &r.Records[i]
+		if rec.Warmup || !rec.Success() {
+			continue
+		}
+		add(sec(rec.Start), 1)
+		add(sec(rec.Start+rec.E2EL)+1, -1)
+	}
+	cur := 0
+	for _, d := range buckets {
+		cur += d
+		conc = max(conc, cur)
+	}
+	return tokens, conc
+}

@@ -1,0 +1,374 @@
+package workload
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Trace limits: a line, a request's lengths. A recorded trace is data
+// from elsewhere: a corrupt one must fail with its line, not exhaust
+// memory building a billion-token prompt.
+const (
+	maxTraceLine   = 1 << 20
+	maxTraceTokens = 1 << 22
+	// DefaultTraceBlockSize is Mooncake's: each hash id is 512 tokens.
+	DefaultTraceBlockSize = 512
+)
+
+// Trace replays a recorded workload: each request sent at its
+// timestamp (relative to the first, times Scale), with its lengths; its
+// prompt built from one block of BlockSize tokens per hash id, so that
+// requests share a prefix exactly as far as their leading hash ids agree
+// (Mooncake's format). A trace without hash ids (BurstGPT) shares none.
+type Trace struct {
+	Name      string
+	Scale     float64
+	BlockSize int
+	Seed      int64
+	// Tok sizes blocks in the server's tokens; nil: one token a word.
+	Tok *Sizing
+	// Skipped counts rows left out: BurstGPT's failed requests (0 tokens).
+	Skipped int
+
+	entries []traceEntry
+	ids     []int64 // every entry's hash ids, concatenated
+	cache   *blockCache
+}
+
+type traceEntry struct {
+	at       time.Duration // from the first entry, scaled
+	in, out  int32
+	id0, nid int32 // the entry's hash ids: ids[id0 : id0+nid]
+	line     int32 // in the file, for errors
+
+}
+
+// TraceOptions read a trace.
+type TraceOptions struct {
+	Scale     float64 // 0.5 replays twice as fast; 0 means 1
+	BlockSize int     // tokens per hash id; 0 means DefaultTraceBlockSize
+	Seed      int64
+	Tok       *Sizing
+}
+
+// LoadTrace reads a Mooncake-style JSONL trace ({"timestamp": ms,
+// "input_length", "output_length", "hash_ids"} a line) or a
+// BurstGPT-style CSV (Timestamp in s, Request tokens, Response tokens; a
+// .csv file or one whose header starts with Timestamp).
+func LoadTrace(path string, o TraceOptions) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readTrace(f, path, o)
+}
+
+func readTrace(r io.Reader, name string, o TraceOptions) (*Trace, error) {
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	if o.BlockSize == 0 {
+		o.BlockSize = DefaultTraceBlockSize
+	}
+	switch {
+	case !(o.Scale > 0) || math.IsInf(o.Scale, 0):
+		return nil, fmt.Errorf("--trace-time-scale %g must be a positive number (0.5: twice as fast)", o.Scale)
+	case o.BlockSize < 1 || o.BlockSize > maxTraceTokens:
+		return nil, fmt.Errorf("--trace-block-size %d must be in [1, %d]", o.BlockSize, maxTraceTokens)
+	}
+	t := &Trace{Name: name, Scale: o.Scale, BlockSize: o.BlockSize, Seed: o.Seed, Tok: o.Tok, cache: newBlockCache()}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxTraceLine)
+	var parse func(line string) (ms float64, in, out int64, ids []int64, skip bool, err error)
+	var first, prev float64
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		if parse == nil {
+			if strings.HasSuffix(strings.ToLower(name), ".csv") || strings.HasPrefix(text, "Timestamp") {
+				p, err := burstGPT(text)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+				}
+				parse = p
+				continue
+			}
+			parse = mooncake
+		}
+		ms, in, out, ids, skip, err := parse(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if skip {
+			t.Skipped++
+			continue
+		}
+		switch {
+		case math.IsNaN(ms) || math.IsInf(ms, 0):
+			return nil, fmt.Errorf("%s:%d: the timestamp is not a finite number", name, line)
+		case len(t.entries) > 0 && ms < prev:
+			return nil, fmt.Errorf("%s:%d: timestamp %g is before the previous request's %g: a trace must be in time order", name, line, ms, prev)
+		case in < 1 || out < 1 || in > maxTraceTokens || out > maxTraceTokens:
+			return nil, fmt.Errorf("%s:%d: input length %d and output length %d must be in [1, %d] tokens", name, line, in, out, maxTraceTokens)
+		case len(ids) > maxTraceTokens:
+			return nil, fmt.Errorf("%s:%d: %d hash ids", name, line, len(ids))
+		}
+		if len(t.entries) == 0 {
+			first = ms
+		}
+		prev = ms
+		at := time.Duration((ms - first) * o.Scale * float64(time.Millisecond))
+		t.entries = append(t.entries, traceEntry{at: at, in: int32(in), out: int32(out),
+			id0: int32(len(t.ids)), nid: int32(len(ids)), line: int32(min(line, math.MaxInt32))})
+		t.ids = append(t.ids, ids...)
+		if len(t.ids) > math.MaxInt32 {
+			return nil, fmt.Errorf("%s:%d: more hash ids than a trace may hold", name, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: a line longer than %d bytes", name, line+1, maxTraceLine)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(t.entries) == 0 {
+		return nil, fmt.Errorf("%s: no requests in the trace", name)
+	}
+	return t, nil
+}
+
+// mooncake parses a line of a Mooncake trace; timestamp in ms.
+func mooncake(text string) (ms float64, in, out int64, ids []int64, skip bool, err error) {
+	var e struct {
+		Timestamp    *float64 `json:"timestamp"`
+		InputLength  *int64   `json:"input_length"`
+		OutputLength *int64   `json:"output_length"`
+		HashIDs      []int64  `json:"hash_ids"`
+	}
+	if err := json.Unmarshal([]byte(text), &e); err != nil {
+		return 0, 0, 0, nil, false, fmt.Errorf("not a trace entry: %w", err)
+	}
+	var missing []string
+	for _, f := range []struct {
+		name string
+		ok   bool
+	}{{"timestamp", e.Timestamp != nil}, {"input_length", e.InputLength != nil}, {"output_length", e.OutputLength != nil}} {
+		if !f.ok {
+			missing = append(missing, `"`+f.name+`"`)
+		}
+	}
+	if len(missing) > 0 {
+		return 0, 0, 0, nil, false, fmt.Errorf("no %s", strings.Join(missing, ", "))
+	}
+	return *e.Timestamp, *e.InputLength, *e.OutputLength, e.HashIDs, false, nil
+}
+
+// burstGPT reads a BurstGPT header and returns the parser of its rows:
+// Timestamp in s, rows with 0 tokens (its failed requests) skipped.
+func burstGPT(header string) (func(string) (float64, int64, int64, []int64, bool, error), error) {
+	cols, err := csvRow(header)
+	if err != nil {
+		return nil, err
+	}
+	idx := map[string]int{}
+	for i, c := range cols {
+		idx[strings.TrimSpace(c)] = i
+	}
+	var at [3]int
+	for k, name := range []string{"Timestamp", "Request tokens", "Response tokens"} {
+		i, ok := idx[name]
+		if !ok {
+			return nil, fmt.Errorf("no %q column in the header (BurstGPT's: Timestamp, Model, Request tokens, Response tokens, …)", name)
+		}
+		at[k] = i
+	}
+	return func(text string) (float64, int64, int64, []int64, bool, error) {
+		row, err := csvRow(text)
+		if err != nil {
+			return 0, 0, 0, nil, false, err
+		}
+		if len(row) != len(cols) {
+			return 0, 0, 0, nil, false, fmt.Errorf("%d fields, the header has %d", len(row), len(cols))
+		}
+		s, err := strconv.ParseFloat(strings.TrimSpace(row[at[0]]), 64)
+		if err != nil {
+			return 0, 0, 0, nil, false, fmt.Errorf("the Timestamp %q is not a number", row[at[0]])
+		}
+		var n [2]int64
+		for k, c := range at[1:] {
+			if n[k], err = strconv.ParseInt(strings.TrimSpace(row[c]), 10, 64); err != nil {
+				return 0, 0, 0, nil, false, fmt.Errorf("%s %q is not a whole number", cols[c], row[c])
+			}
+		}
+		if n[0] < 0 || n[1] < 0 {
+			return 0, 0, 0, nil, false, fmt.Errorf("negative token counts (%d, %d)", n[0], n[1])
+		}
+		return s * 1e3, n[0], n[1], nil, n[0] == 0 || n[1] == 0, nil
+	}, nil
+}
+
+func csvRow(line string) ([]string, error) {
+	r := csv.NewReader(strings.NewReader(line))
+	r.FieldsPerRecord = -1
+	row, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("not a CSV row: %w", err)
+	}
+	return row, nil
+}
+
+// CheckContext refuses a trace whose requests cannot fit a server's
+// context of limit tokens (overhead: what the server adds to a prompt),
+// naming the first such line and how many there are: they would fail
+// there, and a trace recorded on a longer context must be cut for it.
+func (t *Trace) CheckContext(limit, overhead int, source string) error {
+	if limit <= 0 {
+		return nil
+	}
+	n, first := 0, -1
+	for i, e := range t.entries {
+		if int(e.in)+int(e.out)+overhead > limit {
+			n++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	e := t.entries[first]
+	return fmt.Errorf("%s:%d: input %d + output %d tokens (and %d the server adds) exceed the server's context of %d tokens (%s); %d of the trace's %d requests do: cut them from the trace, or give the server a larger context",
+		t.Name, e.line, e.in, e.out, overhead, limit, source, n, len(t.entries))
+}
+
+// Len is the number of requests in the trace.
+func (t *Trace) Len() int { return len(t.entries) }
+
+// At is request i's send time from the first, scaled.
+func (t *Trace) At(i int) time.Duration { return t.entries[i].at }
+
+// Item builds request i: its hash ids' blocks, cut at its input length,
+// then words of its own for any tokens past them.
+func (t *Trace) Item(i int) Item {
+	e := t.entries[i%len(t.entries)]
+	ids := t.ids[e.id0 : e.id0+e.nid]
+	var b strings.Builder
+	b.Grow(int(e.in) * 8)
+	left := int(e.in)
+	for _, h := range ids {
+		if left <= 0 {
+			break
+		}
+		n := min(left, t.BlockSize)
+		block := t.block(h)
+		if n < t.BlockSize {
+			block = firstWords(block, t.Tok.words(n))
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(block)
+		left -= n
+	}
+	if left > 0 {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.words(itemRand(t.Seed, i), t.Tok.words(left)))
+	}
+	return Item{Prompt: b.String(), PromptTokens: int(e.in), OutputTokens: int(e.out)}
+}
+
+// maxBlockCache bounds the text of blocks kept for reuse: drawing a
+// 7,000-token prompt word by word costs ~0.2 ms of CPU, at 1,000 req/s a
+// core; a trace's blocks repeat (that is its point), so most are copies.
+const maxBlockCache = 64 << 20
+
+// blockCache keeps the text of hash ids' blocks, first come first kept.
+type blockCache struct {
+	mu    sync.Mutex
+	text  map[int64]string
+	bytes int
+}
+
+// block is hash id h's whole block: BlockSize tokens of words drawn by a
+// generator seeded with the run's seed and h alone.
+func (t *Trace) block(h int64) string {
+	c := t.cache
+	c.mu.Lock()
+	s, ok := c.text[h]
+	c.mu.Unlock()
+	if ok {
+		return s
+	}
+	s = t.words(rand.New(rand.NewPCG(uint64(t.Seed), uint64(h)^0x74726163652d6964)), t.Tok.words(t.BlockSize))
+	c.mu.Lock()
+	if c.bytes+len(s) <= maxBlockCache {
+		if _, dup := c.text[h]; !dup {
+			c.text[h] = s
+			c.bytes += len(s)
+		}
+	}
+	c.mu.Unlock()
+	return s
+}
+
+// firstWords is s's first n words: a cut block is a prefix of the whole.
+func firstWords(s string, n int) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' {
+			if n--; n == 0 {
+				return s[:i]
+			}
+		}
+	}
+	return s
+}
+
+// words is n vocabulary words drawn by rng, as synthetic prompts are.
+func (t *Trace) words(rng *rand.Rand, n int) string {
+	return (&Synthetic{Tok: t.Tok}).words(rng, n)
+}
+
+// Describe names the workload.
+func (t *Trace) Describe() string {
+	d := fmt.Sprintf("trace %s (%d requests over %.1f s", filepath.Base(t.Name), len(t.entries), t.entries[len(t.entries)-1].at.Seconds())
+	if t.Scale != 1 {
+		d += fmt.Sprintf(", time ×%g", t.Scale)
+	}
+	if len(t.ids) > 0 {
+		d += fmt.Sprintf(", %d-token blocks per hash id", t.BlockSize)
+	}
+	if t.Skipped > 0 {
+		d += fmt.Sprintf(", %d rows with 0 tokens skipped", t.Skipped)
+	}
+	return d + ")"
+}
+
+// WithSeed is t drawing its blocks with another seed (--fresh-prompts: a
+// new set of prefixes, shared within the run as the trace says).
+func (t *Trace) WithSeed(seed int64) Workload {
+	c := *t
+	c.Seed, c.cache = seed, newBlockCache()
+	return &c
+}
+
+func newBlockCache() *blockCache { return &blockCache{text: map[int64]string{}} }

@@ -1,0 +1,27 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// BenchmarkTraceItem builds a Mooncake-sized prompt (6,955 tokens: 13
+// full 512-token blocks and a cut one), in the request's goroutine
+// before its send: it must stay well inside sendLead.
+func BenchmarkTraceItem(b *testing.B) {
+	ids := make([]string, 14)
+	for i := range ids {
+		ids[i] = fmt.Sprint(1000 + i)
+	}
+	tr, err := readTrace(strings.NewReader(`{"timestamp": 0, "input_length": 6955, "output_length": 52, "hash_ids": [`+strings.Join(ids, ",")+`]}`),
+		"b.jsonl", TraceOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if it := tr.Item(0); len(it.Prompt) == 0 {
+			b.Fatal("empty")
+		}
+	}
+}
