@@ -28,16 +28,16 @@ type benchFlags struct {
 // newBenchCmd registers `llm-prober bench` on app.
 func newBenchCmd(app *kingpin.Application) *benchFlags {
 	b := &benchFlags{}
-	bench := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan. "+
+	c := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan. "+
 		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag; "+
 		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed, or no rate of a sweep met the knee's goodput (even without --fail-on).", 100*loadtest.MaxFailedShare))
-	b.cmd = bench
-	// The run's flags are run's, bench's default subcommand, not bench's:
-	// `bench [flags]` still runs it (kingpin enters the default command at
-	// a flag its parent lacks), while `bench compare` neither shows nor
-	// accepts them. bench's help lists them (usage.go).
-	b.runCmd = bench.Command("run", "Run the benchmark (what `bench` alone does).").Default()
-	c := b.runCmd
+	b.cmd = c
+	// The run's flags are those of run, bench's default subcommand, not
+	// bench's: `bench [flags]` still runs it (kingpin enters the default
+	// subcommand at a flag its parent lacks), while `bench compare` neither
+	// shows nor accepts them. bench's help lists them (usage.go).
+	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
+	c = b.runCmd
 	c.Flag("url", "Base URL of the server (e.g. http://localhost:8000); or use --config.file and --target.").StringVar(&b.URL)
 	c.Flag("model", "Model name (default: the first of /v1/models, or the target's).").StringVar(&b.Model)
 	c.Flag("api", "Endpoint: chat (/v1/chat/completions) or completions (/v1/completions).").Default("chat").EnumVar(&b.API, "chat", "completions")
@@ -99,7 +99,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.KneeRate)
 	addDeriveFlags(c, &b.Derive)
 	b.Web = kingpinflag.AddFlags(c, "")
-	b.compare = newBenchCompareCmd(bench)
+	b.compare = newBenchCompareCmd(b.cmd)
 	return b
 }
 

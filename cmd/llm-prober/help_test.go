@@ -226,6 +226,7 @@ func TestBenchFlagsParse(t *testing.T) {
 	}{
 		{[]string{"bench", "compare", "a.json", "b.json", "--request-rate", "8"}, "unknown long flag '--request-rate'"},
 		{[]string{"bench", "--bogus"}, "unknown long flag '--bogus'"},
+		{[]string{"bench", "--url"}, "expected argument for flag '--url'"}, // was left empty
 		{[]string{"bench", "--api", "nope"}, "enum value must be one of chat,completions, got 'nope'"},
 		{[]string{"bench", "extra"}, "unexpected extra"},
 		{[]string{"bench", "compare", "a.json"}, "required argument 'new' not provided"},
