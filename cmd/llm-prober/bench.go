@@ -34,6 +34,12 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag; "+
 		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed, or no rate of a sweep met the knee's goodput (even without --fail-on).", 100*summary.MaxFailedShare))
 	b.cmd = c
+	// The run's flags are those of run, bench's default subcommand, not
+	// bench's: `bench [flags]` still runs it (kingpin enters the default
+	// subcommand at a flag its parent lacks), while `bench compare` neither
+	// shows nor accepts them. bench's help lists them (usage.go).
+	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
+	c = b.runCmd
 	c.Flag("url", "Base URL of the server (e.g. http://localhost:8000); or use --config.file and --target.").StringVar(&b.URL)
 	c.Flag("model", "Model name (default: the first of /v1/models, or the target's).").StringVar(&b.Model)
 	c.Flag("api", "Endpoint: chat (/v1/chat/completions) or completions (/v1/completions).").Default("chat").EnumVar(&b.API, "chat", "completions")
@@ -95,8 +101,7 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.KneeRate)
 	addDeriveFlags(c, &b.Derive)
 	b.Web = kingpinflag.AddFlags(c, "")
-	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
-	b.compare = newBenchCompareCmd(c, b)
+	b.compare = newBenchCompareCmd(b.cmd)
 	return b
 }
 

@@ -11,21 +11,21 @@ import (
 )
 
 // compareFlags are the flags of `llm-prober bench compare`, set into the
-// bench.CompareConfig that runs it; --output-json is bench's own.
+// bench.CompareConfig that runs it.
 type compareFlags struct {
-	cmd   *kingpin.CmdClause
-	bench *benchFlags
+	cmd *kingpin.CmdClause
 	bench.CompareConfig
 }
 
-func newBenchCompareCmd(bench *kingpin.CmdClause, b *benchFlags) *compareFlags {
-	c := &compareFlags{bench: b}
+func newBenchCompareCmd(bench *kingpin.CmdClause) *compareFlags {
+	c := &compareFlags{}
 	c.cmd = bench.Command("compare", "Compare two runs' --output-json files metric by metric, with significance tests on their requests; exit 3 on a significant regression beyond --max-regression (--output-json writes the comparison).")
 	c.cmd.Arg("base", "The reference run's --output-json file.").Required().StringVar(&c.Base)
 	c.cmd.Arg("new", "The run to check against it.").Required().StringVar(&c.New)
 	c.cmd.Flag("max-regression", "Regressions that fail the comparison (exit 3) when significant: key:threshold, comma-separated; % for relative, else the metric's unit (percentage points for goodput, failed_percent), e.g. 'p99_ttft_ms:10%,goodput:1'.").StringVar(&c.MaxRegression)
 	c.cmd.Flag("alpha", "Significance level of the tests.").Default("0.05").Float64Var(&c.Alpha)
 	c.cmd.Flag("force", "Compare runs whose workloads differ (prompt/output lengths, dataset, endpoint, load, SLOs).").BoolVar(&c.Force)
+	c.cmd.Flag("output-json", "Write the comparison to this JSON file.").StringVar(&c.OutputJSON)
 	return c
 }
 
@@ -37,9 +37,7 @@ func (c *compareFlags) run() int {
 	return code
 }
 
-// main compares the files named by the arguments; --output-json is
-// bench's own flag.
+// main compares the files named by the arguments.
 func (c *compareFlags) main(out, log io.Writer) (int, error) {
-	c.OutputJSON = c.bench.OutputJSON
 	return bench.RunCompare(&c.CompareConfig, out, log)
 }

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/llm-prober/llm-prober/internal/testutil"
 )
@@ -53,5 +57,196 @@ func TestConfigCheckReportsMissingFiles(t *testing.T) {
 	}
 	if want := regexp.MustCompile(`llm-prober\.yml:\d+: targets\[0\]\.http_client_config\.tls_config\.ca_file: .*missing-ca\.pem`); !want.Match(out) {
 		t.Errorf("message %q lacks file, line, field and path", out)
+	}
+}
+
+// helpFlag is a row of a help's flag table ("  -h, --[no-]help",
+// "      --url=URL"); wrapped descriptions are indented further.
+var helpFlag = regexp.MustCompile(`^(?:  -\w, |      )--(?:\[no-\])?([\w.-]+)`)
+
+// helpFlags are the flags a help lists under Flags:, in order.
+func helpFlags(help string) []string {
+	_, table, ok := strings.Cut(help, "\nFlags:\n")
+	if !ok {
+		return nil
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	var names []string
+	for _, line := range strings.Split(table, "\n") {
+		if m := helpFlag.FindStringSubmatch(line); m != nil {
+			names = append(names, m[1])
+		}
+	}
+	return names
+}
+
+// shownFlags are the flags of c that a help shows (not the hidden ones).
+func shownFlags(c *kingpin.CmdClause) []string {
+	var names []string
+	for _, f := range c.Model().Flags {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// Every command's help lists the global flags and its own, each once and
+// no others (issue 30): bench compare none of bench's run flags; bench,
+// whose run is its default subcommand, the run's, as before.
+func TestHelpShowsOwnFlags(t *testing.T) {
+	app := kingpin.New("llm-prober", "")
+	b := newBenchCmd(app)
+	p := newPlanCmd(app)
+	mock := app.Command("mock-vllm", mockHelp)
+	new(mockFlags).register(mock)
+	global := []string{"help", "version"}
+	run := append(slices.Clone(global), shownFlags(b.runCmd)...)
+	for _, c := range []struct {
+		args      []string
+		want      []string // nil: only has and not are checked
+		has, not  []string
+		usageLine string
+	}{
+		{[]string{"bench", "--help"}, run,
+			[]string{"url", "request-rate", "num-prompts", "output-json", "sweep", "prometheus.url", "workload-from-prometheus", "turns", "web.listen-address"},
+			[]string{"max-regression", "alpha", "force", "rate-interval", "config.check", "log.level"},
+			"usage: llm-prober bench [<flags>] <command> [<args> ...]"},
+		{[]string{"help", "bench"}, run, nil, nil, "usage: llm-prober bench [<flags>] <command> [<args> ...]"},
+		{[]string{"bench", "run", "--help"}, run, nil, nil, "usage: llm-prober bench run [<flags>]"},
+		{[]string{"bench", "compare", "--help"}, append(slices.Clone(global), "max-regression", "alpha", "force", "output-json"),
+			nil, []string{"url", "request-rate", "num-prompts", "prometheus.url", "web.listen-address"},
+			"usage: llm-prober bench compare [<flags>] <base> <new>"},
+		{[]string{"plan", "--help"}, append(slices.Clone(global), shownFlags(p.cmd)...),
+			[]string{"prometheus.url", "rate-interval", "knee-file", "output-json"}, []string{"url", "request-rate", "max-regression"},
+			"usage: llm-prober plan [<flags>]"},
+		{[]string{"mock-vllm", "--help"}, append(slices.Clone(global), shownFlags(mock)...),
+			[]string{"listen-address", "ttft"}, []string{"request-rate", "config.file"}, "usage: llm-prober mock-vllm [<flags>]"},
+		{[]string{"--help"}, nil, []string{"help", "version", "config.file", "log.level", "web.listen-address"},
+			[]string{"url", "request-rate", "max-regression", "prometheus.url", "listen-address"}, "usage: llm-prober probe [<flags>]"},
+	} {
+		out, err := exec.Command(binary, c.args...).Output()
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		got := helpFlags(string(out))
+		if c.want != nil && !slices.Equal(got, c.want) {
+			t.Errorf("%q lists flags\n%q\nwant\n%q", c.args, got, c.want)
+		}
+		seen := map[string]bool{}
+		for _, f := range got {
+			if seen[f] {
+				t.Errorf("%q lists --%s twice", c.args, f)
+			}
+			seen[f] = true
+		}
+		for _, f := range c.has {
+			if !seen[f] {
+				t.Errorf("%q lacks --%s", c.args, f)
+			}
+		}
+		for _, f := range c.not {
+			if seen[f] {
+				t.Errorf("%q lists --%s", c.args, f)
+			}
+		}
+		if !strings.HasPrefix(string(out), c.usageLine+"\n") {
+			t.Errorf("%q: usage line is not %q:\n%s", c.args, c.usageLine, out)
+		}
+	}
+}
+
+// parseBench parses args with a fresh app, as the binary does.
+func parseBench(t *testing.T, args ...string) (*benchFlags, string, error) {
+	t.Helper()
+	app := kingpin.New("llm-prober", "")
+	b := newBenchCmd(app)
+	cmd, err := app.Parse(args)
+	return b, cmd, err
+}
+
+// runConfig is what a parse set for a run: b without its commands.
+func runConfig(b *benchFlags) benchFlags {
+	c := *b
+	c.cmd, c.runCmd, c.compare = nil, nil, nil
+	return c
+}
+
+// With the run's flags on run, bench's default subcommand, `bench
+// [flags]` parses as it did when they were bench's: to a run, with the
+// config of `bench run [flags]`; `bench compare` takes its own flags,
+// before or after its files, and refuses the run's.
+func TestBenchFlagsParse(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"--url", "http://h:8000", "--request-rate", "8", "--num-prompts", "100"},
+		{"--url=http://h:8000", "--model=m", "--api=completions", "--no-ignore-eos", "--no-fresh-prompts", "--no-server-metrics"},
+		{"--label", "compare", "--fail-on", "failed>0", "--fail-on", "any-failure", "--extra-metrics-url", "http://a/metrics", "--output-json", "r.json"},
+		{"--sweep", "--rates", "1,2", "--knee-rate", "4", "--daily-requests", "1e6", "--dataset-name", "trace", "--trace-time-scale", "0.5", "--turns", "3"},
+		{"--workload-from-prometheus", "--prometheus.url", "http://p:9090", "--window", "1d", "--web.listen-address", ":9999", "--web.config.file", "w.yml"},
+	} {
+		b, cmd, err := parseBench(t, append([]string{"bench"}, args...)...)
+		if err != nil || cmd != "bench run" {
+			t.Errorf("bench %q: %q, %v", args, cmd, err)
+			continue
+		}
+		r, _, err := parseBench(t, append([]string{"bench", "run"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := runConfig(b), runConfig(r); !reflect.DeepEqual(got, want) {
+			t.Errorf("bench %q parses to\n%+v\nbench run to\n%+v", args, got, want)
+		}
+	}
+	b, _, err := parseBench(t, "bench", "--url", "http://h:8000", "--request-rate", "8", "--num-prompts", "100", "--no-fresh-prompts", "--window", "1d")
+	if err != nil || b.URL != "http://h:8000" || b.Rate != "8" || !b.Derive.RateSet || b.NumPrompts != 100 || !b.NumPromptsSet ||
+		b.FreshPrompts || !b.IgnoreEOS || b.Timeout.String() != "10m0s" || b.Percentiles != "50,90,95,99,99.9" || b.Shape.Turns != 4 ||
+		b.Derive.Prometheus.Selector != "{}" || b.Derive.Prometheus.Window.String() != "1d" || (*b.Web.WebListenAddresses)[0] != "" {
+		t.Errorf("bench: %v\n%+v", err, b.Config)
+	}
+
+	for _, args := range [][]string{
+		{"a.json", "b.json", "--max-regression", "p99_ttft_ms:10%", "--alpha", "0.01", "--force", "--output-json", "c.json"},
+		{"--output-json=c.json", "--force", "--alpha=0.01", "--max-regression", "p99_ttft_ms:10%", "a.json", "b.json"},
+	} {
+		b, cmd, err := parseBench(t, append([]string{"bench", "compare"}, args...)...)
+		if c := b.compare; err != nil || cmd != "bench compare" || c.Base != "a.json" || c.New != "b.json" ||
+			c.MaxRegression != "p99_ttft_ms:10%" || c.Alpha != 0.01 || !c.Force || c.OutputJSON != "c.json" {
+			t.Errorf("bench compare %q: %q, %v, %+v", args, cmd, err, c.CompareConfig)
+		}
+	}
+	if b, _, err := parseBench(t, "bench", "compare", "a.json", "b.json"); err != nil || b.compare.Alpha != 0.05 || b.compare.OutputJSON != "" {
+		t.Errorf("bench compare defaults: %v, %+v", err, b.compare.CompareConfig)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "compare", "a.json", "b.json", "--request-rate", "8"}, "unknown long flag '--request-rate'"},
+		{[]string{"bench", "--bogus"}, "unknown long flag '--bogus'"},
+		{[]string{"bench", "--url"}, "expected argument for flag '--url'"}, // was left empty
+		{[]string{"bench", "--api", "nope"}, "enum value must be one of chat,completions, got 'nope'"},
+		{[]string{"bench", "extra"}, "unexpected extra"},
+		{[]string{"bench", "compare", "a.json"}, "required argument 'new' not provided"},
+	} {
+		if _, _, err := parseBench(t, c.args...); err == nil || err.Error() != c.want {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// A flag the command lacks is a bad flag: exit 2.
+func TestHelpBadFlagExit(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench", "--bogus"},
+		{"bench", "compare", "a.json", "b.json", "--request-rate", "8"},
+	} {
+		out, err := exec.Command(binary, args...).CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "unknown long flag") {
+			t.Errorf("%q: %v, want exit 2 on an unknown flag:\n%s", args, err, out)
+		}
 	}
 }

@@ -22,6 +22,7 @@ func run(args []string) int {
 	app.Version(version.Print("llm-prober"))
 	app.HelpFlag.Short('h')
 	app.UsageWriter(os.Stdout) // help asked for is output, not an error
+	setUsage(app)
 
 	var f proberFlags
 	serve := app.Command("probe", "Run the prober (default). Other commands: see 'llm-prober help'.").Default()
