@@ -1,4 +1,4 @@
-package bench
+package perf
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/llm-prober/llm-prober/mockvllm"
 	"github.com/llm-prober/llm-prober/prober"
 
-	"github.com/llm-prober/llm-prober/bench/internal/harness"
+	"github.com/llm-prober/llm-prober/perf/internal/harness"
 )
 
 // TestMain serves the mock when harness.StartMock re-executes this test
@@ -58,10 +58,10 @@ func burstTrace(tb testing.TB, bursts, perBurst int, pause time.Duration) string
 // BenchmarkTraceReplayBursts replays 4 bursts of 500 requests at 1,000
 // req/s, 500 ms of silence between them (a generator idle then flooded:
 // the hard case for timers), against the mock in another process, and
-// reports the send lag behind the trace's timestamps. docs/benchmarks.md
+// reports the send lag behind the trace's timestamps. docs/performance.md
 // §5 records it:
 //
-//	cd bench && go test -run '^$' -bench TraceReplayBursts -benchtime 3x .
+//	cd perf && go test -run '^$' -bench TraceReplayBursts -benchtime 3x .
 func BenchmarkTraceReplayBursts(b *testing.B) {
 	url, cmd, err := harness.StartMock()
 	if err != nil {

@@ -1,4 +1,4 @@
-package bench
+package perf
 
 import (
 	"bytes"
@@ -84,7 +84,7 @@ func BenchmarkDecode(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		for b.Loop() {
-			r := prober.Run(context.Background(), client, t, m, "bench", "bench")
+			r := prober.Run(context.Background(), client, t, m, "perf", "perf")
 			if !r.Success() || r.OutputTokens != streamTokens {
 				b.Fatalf("probe: %s %v, %d tokens", r.Reason, r.Err, r.OutputTokens)
 			}

@@ -31,7 +31,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/llm-prober/llm-prober/bench/internal/harness"
+	"github.com/llm-prober/llm-prober/perf/internal/harness"
 )
 
 var (

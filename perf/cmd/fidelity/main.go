@@ -34,7 +34,7 @@ import (
 	"github.com/llm-prober/llm-prober/mockvllm"
 	"github.com/llm-prober/llm-prober/prober"
 
-	"github.com/llm-prober/llm-prober/bench/internal/harness"
+	"github.com/llm-prober/llm-prober/perf/internal/harness"
 )
 
 type opts struct {

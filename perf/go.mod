@@ -1,4 +1,4 @@
-module github.com/llm-prober/llm-prober/bench
+module github.com/llm-prober/llm-prober/perf
 
 go 1.26.8
 

@@ -30,8 +30,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/llm-prober/llm-prober/bench/internal/harness"
-	"github.com/llm-prober/llm-prober/internal/testutil/live"
+	"github.com/llm-prober/llm-prober/internal/testutil/e2ekit"
+	"github.com/llm-prober/llm-prober/perf/internal/harness"
 )
 
 func main() {
@@ -259,7 +259,7 @@ target_discovery:
 }
 
 type replica struct {
-	proc *live.Proc
+	proc *e2ekit.Proc
 	base string
 }
 

@@ -1,4 +1,4 @@
-// Package harness holds what the performance harnesses under bench/cmd
+// Package harness holds what the performance harnesses under perf/cmd
 // share: loopback addresses, machine and process readings, and the way
 // they summarise latencies and histograms.
 package harness
@@ -20,13 +20,13 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/llm-prober/llm-prober/internal/testutil/live"
+	"github.com/llm-prober/llm-prober/internal/testutil/e2ekit"
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
 // FreeAddr returns a 127.0.0.1 address whose port was free a moment ago.
 func FreeAddr() string {
-	addr, err := live.FreeAddr()
+	addr, err := e2ekit.FreeAddr()
 	if err != nil {
 		panic(err)
 	}
@@ -84,15 +84,15 @@ func StartMock(args ...string) (string, *exec.Cmd, error) {
 // args) on a free address, logging warnings to this program's stderr, and
 // waits up to a minute for it to be ready. It returns the process and
 // the base URL of its web server.
-func StartProber(binary, cfg string, args ...string) (*live.Proc, string, error) {
+func StartProber(binary, cfg string, args ...string) (*e2ekit.Proc, string, error) {
 	addr := FreeAddr()
-	p, err := live.Start("llm-prober", os.Stderr, binary,
+	p, err := e2ekit.Start("llm-prober", os.Stderr, binary,
 		append([]string{"--config.file=" + cfg, "--web.listen-address=" + addr, "--log.level=warn"}, args...)...)
 	if err != nil {
 		return nil, "", err
 	}
 	base := "http://" + addr
-	if err := live.WaitHTTP(p, base+"/-/ready", time.Minute); err != nil {
+	if err := e2ekit.WaitHTTP(p, base+"/-/ready", time.Minute); err != nil {
 		p.Kill()
 		return nil, "", err
 	}

@@ -1,9 +1,9 @@
-// Command loadgen measures the bench load generator (package loadtest)
+// Command loadgen measures llm-prober bench's load generator (package loadtest)
 // against the mock vLLM server in another process, and openai-go driven
 // the same way: sustained open-loop request rate, streamed tokens per
 // second, how late requests are sent against their schedule, how far
 // TTFT and ITL readings are from the mock's true write times, CPU and
-// peak RSS. docs/benchmarks.md records its figures.
+// peak RSS. docs/performance.md records its figures.
 //
 // The mock runs in a child process (this binary re-executed) and reports
 // its write times on the wall clock (/trace), which both processes read
@@ -29,7 +29,7 @@ import (
 	"github.com/llm-prober/llm-prober/mockvllm"
 	"github.com/llm-prober/llm-prober/prober"
 
-	"github.com/llm-prober/llm-prober/bench/internal/harness"
+	"github.com/llm-prober/llm-prober/perf/internal/harness"
 )
 
 type opts struct {

@@ -1,4 +1,4 @@
-package live
+package e2ekit
 
 import "gopkg.in/yaml.v3"
 

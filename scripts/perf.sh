@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Reproduces every figure in docs/benchmarks.md. Results go to $OUT
-# (default $TMPDIR/llm-prober-bench), one raw file per benchmark plus summary.txt.
+# Reproduces every figure in docs/performance.md. Results go to $OUT
+# (default $TMPDIR/llm-prober-perf), one raw file per benchmark plus summary.txt.
 #
-#   scripts/bench.sh            # full run (~15 min; the scale run alone is ~8 min)
-#   QUICK=1 scripts/bench.sh    # smoke run: count 2, short scale run
+#   scripts/perf.sh            # full run (~15 min; the scale run alone is ~8 min)
+#   QUICK=1 scripts/perf.sh    # smoke run: count 2, short scale run
 #
 # Environment: COUNT (benchmark repetitions, default 6), ROUNDS (fidelity
 # rounds per configuration, default 3), SCALE_TARGETS, SCALE_INTERVAL,
 # SCALE_DURATION. The machine is measured as it is: note its load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-${TMPDIR:-/tmp}/llm-prober-bench}
+OUT=${OUT:-${TMPDIR:-/tmp}/llm-prober-perf}
 COUNT=${COUNT:-6}
 ROUNDS=${ROUNDS:-3}
 SCALE_TARGETS=${SCALE_TARGETS:-100,1000,10000}
@@ -49,8 +49,8 @@ median_of() { # file benchname unit
 
 echo "== 1. CPU per streamed token (2,000-token vLLM chat stream) ==" | tee -a "$summary"
 go test -run '^$' -bench 'ReadStream|SSEReader|ParseChunk' -benchmem -count "$COUNT" ./prober/ >"$OUT/prober.txt"
-(cd bench && go test -run '^$' -bench Decode -benchmem -count "$COUNT" .) >"$OUT/decode.txt"
-(cd bench && go tool benchstat "$OUT/prober.txt" "$OUT/decode.txt") | tee -a "$summary"
+(cd perf && go test -run '^$' -bench Decode -benchmem -count "$COUNT" .) >"$OUT/decode.txt"
+(cd perf && go tool benchstat "$OUT/prober.txt" "$OUT/decode.txt") | tee -a "$summary"
 medians "$OUT/decode.txt" ns/token | tee -a "$summary"
 ours=$(median_of "$OUT/decode.txt" BenchmarkDecode/llm-prober/run-2 ns/token)
 for peer in openai-go/client openai-go/ssestream; do
@@ -60,7 +60,7 @@ done
 
 echo "== 4. Server-metrics re-export of a 1 MB exposition ==" | tee -a "$summary"
 go test -run '^$' -bench ServerMetrics -benchmem -count "$COUNT" ./collector/ >"$OUT/collector.txt"
-(cd bench && go tool benchstat "$OUT/collector.txt") | tee -a "$summary"
+(cd perf && go tool benchstat "$OUT/collector.txt") | tee -a "$summary"
 parse=$(median_of "$OUT/collector.txt" BenchmarkServerMetrics/expfmt-parse-2 ns/op)
 for v in reexport reexport+passthrough; do
 	re=$(median_of "$OUT/collector.txt" "BenchmarkServerMetrics/$v-2" ns/op)
@@ -68,18 +68,18 @@ for v in reexport reexport+passthrough; do
 done
 
 echo "== 2. Timing fidelity against the mock's true emission times ==" | tee -a "$summary"
-(cd bench && go build -o "$OUT/fidelity" ./cmd/fidelity)
+(cd perf && go build -o "$OUT/fidelity" ./cmd/fidelity)
 "$OUT/fidelity" -streams 1,100,500 -rounds "$ROUNDS" | tee "$OUT/fidelity-inprocess.txt" | tee -a "$summary"
 "$OUT/fidelity" -streams 1,100,500 -rounds "$ROUNDS" -mode subprocess | tee "$OUT/fidelity-subprocess.txt" | tee -a "$summary"
 "$OUT/fidelity" -streams 500 -rounds "$ROUNDS" -itl 50ms | tee "$OUT/fidelity-itl50.txt" | tee -a "$summary"
 
 echo "== 3. Scale: rendering 10,000 targets' series, in process ==" | tee -a "$summary"
 go test -run '^$' -bench WriteFamilies -benchmem -count "$COUNT" ./prober/ >"$OUT/render.txt"
-(cd bench && go tool benchstat "$OUT/render.txt") | tee -a "$summary"
+(cd perf && go tool benchstat "$OUT/render.txt") | tee -a "$summary"
 
 echo "== 3. Scale: targets at a ${SCALE_INTERVAL} interval, real binary ==" | tee -a "$summary"
 go build -o "$OUT/llm-prober" ./cmd/llm-prober
-(cd bench && go build -o "$OUT/scale" ./cmd/scale)
+(cd perf && go build -o "$OUT/scale" ./cmd/scale)
 "$OUT/scale" -binary "$OUT/llm-prober" -targets "$SCALE_TARGETS" -interval "$SCALE_INTERVAL" -duration "$SCALE_DURATION" |
 	tee "$OUT/scale.txt" | tee -a "$summary"
 
