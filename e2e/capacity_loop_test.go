@@ -17,7 +17,7 @@ import (
 	"github.com/llm-prober/llm-prober/internal/testutil/e2ekit"
 )
 
-// The capacity loop end to end, as the README's worked example runs it:
+// The capacity loop end to end, as docs/capacity-plan.md's worked example runs it:
 // `bench --sweep` measures the mock's knee into sweep.json; the daemon
 // probes the mock with `capacity: {knee_file: sweep.json}` and exports the
 // knee and the live headroom from the mock's own request counter; the
