@@ -39,10 +39,10 @@ func listAfter(t *testing.T, doc, file, marker, sep string) []string {
 // Where the docs list the backends a target may name, they list exactly
 // the registered ones, in Rank order.
 func TestDocsListEveryBackend(t *testing.T) {
-	readme, sm := readDoc(t, "../README.md"), readDoc(t, "../docs/server-metrics.md")
+	ref, sm := readDoc(t, "../docs/configuration.md"), readDoc(t, "../docs/server-metrics.md")
 	names := backend.Names()
-	if got := listAfter(t, readme, "README.md", "# auto (default) | ", "|"); !slices.Equal(got, names[1:]) {
-		t.Errorf("README's configuration reference lists backends %v, want %v", got, names[1:])
+	if got := listAfter(t, ref, "docs/configuration.md", "# auto (default) | ", "|"); !slices.Equal(got, names[1:]) {
+		t.Errorf("docs/configuration.md's configuration reference lists backends %v, want %v", got, names[1:])
 	}
 	if got := listAfter(t, sm, "docs/server-metrics.md", "backend: auto            # or ", ","); !slices.Equal(got, names[1:]) {
 		t.Errorf("docs/server-metrics.md's example lists backends %v, want %v", got, names[1:])
@@ -58,26 +58,26 @@ func TestDocsListEveryBackend(t *testing.T) {
 	}
 }
 
-// README's prompt sizing names the backends that have a /tokenize by
-// their config name, and no other.
+// The prompt sizing of docs/definitions.md names the backends that have a
+// /tokenize by their config name, and no other.
 func TestDocsTokenizeDialects(t *testing.T) {
-	readme := readDoc(t, "../README.md")
-	start := strings.Index(readme, "- **exactly, before the first probe**")
-	end := strings.Index(readme, "- **by calibration**")
+	defs := readDoc(t, "../docs/definitions.md")
+	start := strings.Index(defs, "- **exactly, before the first probe**")
+	end := strings.Index(defs, "- **by calibration**")
 	if start < 0 || end < start {
-		t.Fatal("README: the prompt sizing bullets are gone")
+		t.Fatal("docs/definitions.md: the prompt sizing bullets are gone")
 	}
-	exact := readme[start:end]
+	exact := defs[start:end]
 	named := map[string]bool{}
 	for _, m := range regexp.MustCompile("`(?:backend: )?([a-z]+)`").FindAllStringSubmatch(exact, -1) {
 		named[m[1]] = true
 	}
 	for _, b := range backend.All() {
 		if has := len(b.Tokenize) > 0; has != named[b.Name] {
-			t.Errorf("README's /tokenize bullet names %s: %v; its dialects: %v", b.Name, named[b.Name], b.Tokenize)
+			t.Errorf("docs/definitions.md's /tokenize bullet names %s: %v; its dialects: %v", b.Name, named[b.Name], b.Tokenize)
 		}
 	}
 	if !named[backend.Auto] {
-		t.Error("README's /tokenize bullet does not say what auto does")
+		t.Error("docs/definitions.md's /tokenize bullet does not say what auto does")
 	}
 }

@@ -68,7 +68,7 @@ func TestRegistry(t *testing.T) {
 }
 
 // Capabilities are what bench and the prober rely on instead of names:
-// vLLM takes cache_salt (README, "cache: cold"); auto promises nothing.
+// vLLM takes cache_salt (docs/definitions.md, "cache: cold"); auto promises nothing.
 func TestCaps(t *testing.T) {
 	if !backend.CapsOf(backend.VLLM).CacheSalt {
 		t.Error("vllm does not take cache_salt")

@@ -13,8 +13,9 @@ import (
 var update = flag.Bool("update", false, "rewrite "+exampleBuild)
 
 // exampleBuild is what the example builds to. kustomize-v5.0.1/ builds
-// the example with the kustomize of kubectl 1.27, the oldest the README
-// names, and compares with this file: the two versions build the same.
+// the example with the kustomize of kubectl 1.27, the oldest
+// docs/deployment.md names, and compares with this file: the two versions
+// build the same.
 const exampleBuild = "testdata/example-build.yaml"
 
 func TestExampleBuild(t *testing.T) {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/llm-prober/llm-prober/internal/promapi"
 	"github.com/llm-prober/llm-prober/internal/testutil"
-	"github.com/llm-prober/llm-prober/internal/testutil/live"
+	"github.com/llm-prober/llm-prober/internal/testutil/e2ekit"
 )
 
-// The capacity loop end to end, as the README's worked example runs it:
+// The capacity loop end to end, as docs/capacity-plan.md's worked example runs it:
 // `bench --sweep` measures the mock's knee into sweep.json; the daemon
 // probes the mock with `capacity: {knee_file: sweep.json}` and exports the
 // knee and the live headroom from the mock's own request counter; the
@@ -61,7 +61,7 @@ func TestCapacityLoopLive(t *testing.T) {
 
 	// 2. The daemon: the knee from the file, the served rate from the
 	// mock's counter over an 8 s window (1 s scrapes).
-	cfg := "global:\n  interval: 1s\n  timeout: 1s\nmodules:\n" + live.ChatModule + `targets:
+	cfg := "global:\n  interval: 1s\n  timeout: 1s\nmodules:\n" + e2ekit.ChatModule + `targets:
   - name: mock-live
     url: "http://` + mockAddr + `"
     model: mock-model

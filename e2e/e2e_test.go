@@ -32,7 +32,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/internal/testutil"
-	"github.com/llm-prober/llm-prober/internal/testutil/live"
+	"github.com/llm-prober/llm-prober/internal/testutil/e2ekit"
 
 	"github.com/llm-prober/llm-prober/internal/promapi"
 )
@@ -84,7 +84,7 @@ const proberConfig = `global:
 tracing:
   otlp_endpoint: "{{OTLP}}/v1/traces"
 modules:
-` + live.ChatModule + `    slo:
+` + e2ekit.ChatModule + `    slo:
       ttft: 500ms
       tpot: 20ms
       e2el: 1s
@@ -177,8 +177,8 @@ var expectQuiet = []string{
 	"LLMProberServerMetricsScrapeFailing",
 }
 
-// proberScrapeJob is live.ProberScrapeJob with a cluster label.
-var proberScrapeJob = strings.Replace(live.ProberScrapeJob, `- targets: ["{{PROBER}}"]`,
+// proberScrapeJob is e2ekit.ProberScrapeJob with a cluster label.
+var proberScrapeJob = strings.Replace(e2ekit.ProberScrapeJob, `- targets: ["{{PROBER}}"]`,
 	`- targets: ["{{PROBER}}"]
         labels: {cluster: e2e}`, 1)
 
@@ -429,12 +429,12 @@ type loadGen struct {
 // ctx is done.
 func startLoad(ctx context.Context, t *testing.T, base string) *loadGen {
 	g := &loadGen{}
-	body := live.LoadBody(loadPromptWords, loadMaxTokens)
+	body := e2ekit.LoadBody(loadPromptWords, loadMaxTokens)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadMax}}
 	var wg sync.WaitGroup
 	worker := func() {
 		defer wg.Done()
-		live.Stream(ctx, client, base, body, 100*time.Millisecond, func(int) { g.requests.Add(1) })
+		e2ekit.Stream(ctx, client, base, body, 100*time.Millisecond, func(int) { g.requests.Add(1) })
 	}
 	add := func() { wg.Add(1); g.workers.Add(1); go worker() }
 	for range loadStart {
@@ -656,7 +656,7 @@ func substitute(expr string, vars map[string]string) string {
 // labels it sets), e.g. target_model:llm_prober_slo_errors:ratio_rate5m{slo="goodput"}.
 func recordingRules(t *testing.T, src []byte) []string {
 	t.Helper()
-	rules, err := live.ParseRules(src)
+	rules, err := e2ekit.ParseRules(src)
 	if err != nil {
 		t.Fatal(err)
 	}

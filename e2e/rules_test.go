@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/llm-prober/llm-prober/internal/testutil/live"
+	"github.com/llm-prober/llm-prober/internal/testutil/e2ekit"
 )
 
 // promtool runs $PROMTOOL (scripts/test.sh builds it), else promtool from
@@ -55,7 +55,7 @@ func TestEveryAlertTested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, err := live.ParseRules(raw)
+	rules, err := e2ekit.ParseRules(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

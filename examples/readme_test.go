@@ -6,19 +6,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/config"
 )
 
-// The README's Development section maps the repository: every top-level
-// directory and every directory of Go code (in any of the modules) is on
-// a line of its own or under one.
+// The README's package map maps the repository: every top-level directory
+// and every directory of Go code (in any of the modules) is on a line of
+// its own or under one.
 func TestREADMEMapsEveryPackage(t *testing.T) {
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, dev, ok := strings.Cut(string(b), "\n## Development\n\n```\n")
+	_, dev, ok := strings.Cut(string(b), "\n## Package map\n\n```\n")
 	if !ok {
-		t.Fatal("README has no Development map")
+		t.Fatal("README has no package map")
 	}
 	dev, _, _ = strings.Cut(dev, "```")
 	var mapped []string
@@ -59,11 +61,35 @@ func TestREADMEMapsEveryPackage(t *testing.T) {
 		}
 		goCode, _ := filepath.Glob(filepath.Join(path, "*.go"))
 		if (len(goCode) > 0 || !strings.Contains(rel, "/")) && !covered(rel) {
-			t.Errorf("README's Development section does not map %s/", rel)
+			t.Errorf("README's package map does not map %s/", rel)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The README's example of the probe job is a configuration that loads.
+func TestREADMEProbeExampleLoads(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, probe, ok := strings.Cut(string(b), "\n### probe: ")
+	if !ok {
+		t.Fatal("README has no probe job")
+	}
+	_, yml, ok := strings.Cut(probe, "\n```yaml\n")
+	if !ok {
+		t.Fatal("README's probe job has no YAML example")
+	}
+	yml, _, _ = strings.Cut(yml, "```")
+	cfg, err := config.Load([]byte(yml), "README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Targets) != 1 || len(cfg.Modules) != 1 {
+		t.Errorf("%d targets, %d modules", len(cfg.Targets), len(cfg.Modules))
 	}
 }

@@ -94,7 +94,7 @@ func TestWakerConcurrentSleepers(t *testing.T) {
 
 // BenchmarkWakeLateness measures how late sleeps of 0.1 to 2 ms return
 // with the waker and with time.Sleep, in an otherwise idle process and in
-// one whose run queues are never empty (docs/benchmarks.md, section 5).
+// one whose run queues are never empty (docs/performance.md, section 5).
 func BenchmarkWakeLateness(b *testing.B) {
 	w := newWaker()
 	defer w.close()

@@ -40,7 +40,7 @@ func TestMeasurementAccuracy(t *testing.T) {
 			// On a machine other work holds, the tail is the machine's
 			// (testutil.Overloaded): p99 is then logged, not checked, while
 			// p50 and the order of reading and write still are. The
-			// product's figures on a quiet machine: docs/benchmarks.md.
+			// product's figures on a quiet machine: docs/performance.md.
 			overloaded := testutil.Overloaded()
 			if overloaded != "" {
 				t.Logf("p99 bound not checked: %s", overloaded)

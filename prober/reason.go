@@ -17,7 +17,8 @@ import (
 )
 
 // Reason classifies why a probe failed. The set is closed so that the
-// reason label stays bounded; every value is documented in the README.
+// reason label stays bounded; every value is documented in
+// docs/definitions.md ("Failure reasons").
 type Reason string
 
 const (

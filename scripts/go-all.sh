@@ -2,7 +2,7 @@
 # Runs one go command in every module of the repository, e.g.
 #   scripts/go-all.sh test ./...      scripts/go-all.sh vet ./...
 # `go test ./...` at the root covers the product's module only: dashboards/,
-# bench/, deploy/, tools/ and tools/lint/ are modules of their own, so that
+# perf/, deploy/, tools/ and tools/lint/ are modules of their own, so that
 # their heavy dependencies stay out of the product's go.mod. There is no
 # go.work on purpose: a workspace would build the product with the highest
 # version any module asks for, not with what its own go.mod pins.

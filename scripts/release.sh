@@ -2,7 +2,7 @@
 # Builds the release tarballs, as the Prometheus projects name them:
 #   dist/llm-prober-VERSION.OS-ARCH.tar.gz for linux and darwin on amd64
 #   and arm64, each a directory with the static binary, LICENSE, README.md,
-#   CHANGELOG.md and the example config; plus
+#   CHANGELOG.md, the docs/ the README links to, and the example config; plus
 #   dist/sha256sums.txt. VERSION is the file VERSION.
 # Then, when docker buildx and a Docker engine are there (else it says it
 # skips), the multi-arch container image $IMAGE:VERSION from the
@@ -31,6 +31,8 @@ for p in "${platforms[@]}"; do
   # The same script, flags and version stamping as the Docker image.
   GOOS=$os GOARCH=$arch scripts/build.sh "$stage/$name/llm-prober"
   cp LICENSE README.md CHANGELOG.md "$stage/$name/"
+  mkdir "$stage/$name/docs"
+  cp docs/*.md docs/*.png docs/*.svg "$stage/$name/docs/"
   cp examples/llm-prober.yml "$stage/$name/llm-prober.yml"
   # Reproducible archive: fixed owner, order and mtime.
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \

@@ -30,7 +30,7 @@ mkdir -p .cache/bin
 (cd tools/lint && go build -o ../../.cache/bin/golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint)
 .cache/bin/golangci-lint run ./...
 (cd dashboards && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./...)
-(cd bench && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./...)
+(cd perf && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./...)
 (cd deploy && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./...)
 (cd deploy/kustomize-v5.0.1 && ../../.cache/bin/golangci-lint run --config ../../.golangci.yml ./...)
 (cd tools && ../.cache/bin/golangci-lint run --config ../.golangci.yml ./alertmanager/)
@@ -72,9 +72,9 @@ fuzz FuzzSSE 60000x ./prober/
 fuzz FuzzLoad 50000x ./config/
 fuzz FuzzWriterRoundTrip 100000x ./internal/exposition/
 
-step "benchmarks still run (one iteration each; scripts/bench.sh measures)"
+step "benchmarks still run (one iteration each; scripts/perf.sh measures)"
 go test -run='^$' -bench=. -benchtime=1x ./prober/ ./collector/ >/dev/null
-(cd bench && go test -run='^$' -bench=. -benchtime=1x ./... >/dev/null)
+(cd perf && go test -run='^$' -bench=. -benchtime=1x ./... >/dev/null)
 
 step "timing accuracy without the race detector (its bounds are the real ones)"
 go test -count=1 -run 'TestMeasurementAccuracy' -v ./prober/ | grep -E 'error over|^(---|ok|FAIL)'

@@ -61,7 +61,7 @@ var hostileHandlers = map[string]http.HandlerFunc{
 // 1 s interval and timeout, server_metrics on) and reloads its config
 // every 500 ms. Neither handler shares a lock with probes, scrapes,
 // discovery or reloads, so what remains is the machine's CPU: the p99 is
-// reported as ready-p99-ms and healthy-p99-ms. See docs/benchmarks.md.
+// reported as ready-p99-ms and healthy-p99-ms. See docs/performance.md.
 //
 //	go test -run '^$' -bench ReadinessUnderAttack -benchtime 400x ./cmd/llm-prober/
 func BenchmarkReadinessUnderAttack(b *testing.B) {

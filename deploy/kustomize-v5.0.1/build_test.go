@@ -1,5 +1,5 @@
 // Package kustomize builds the Kubernetes example with the kustomize of
-// kubectl 1.27, the oldest kubectl the README names.
+// kubectl 1.27, the oldest kubectl docs/deployment.md names.
 package kustomize
 
 import (

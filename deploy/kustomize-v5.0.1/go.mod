@@ -1,5 +1,5 @@
 // The kustomize of kubectl 1.27 (kustomize v5.0.1, its API v0.13.2), the
-// oldest kubectl the README names, in a module of its own: the deploy
+// oldest kubectl docs/deployment.md names, in a module of its own: the deploy
 // module pins a current one.
 module github.com/llm-prober/llm-prober/deploy/kustomize-v5.0.1
 

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/internal/promapi"
-	"github.com/llm-prober/llm-prober/internal/testutil/live"
+	"github.com/llm-prober/llm-prober/internal/testutil/e2ekit"
 )
 
 // mode is the drill's timeline.
@@ -111,7 +111,7 @@ const proberConfig = `global:
   timeout: 5s
   max_concurrent_probes: 16
 modules:
-` + live.ChatModule + `    slo:
+` + e2ekit.ChatModule + `    slo:
       ttft: 500ms
       tpot: 50ms
       e2el: 2s
@@ -136,7 +136,7 @@ rule_files:
   - {{RULES}}/llm-prober-rules.yml
   - {{RULES}}/llm-prober-alerts.yml
 scrape_configs:
-` + live.ProberScrapeJob
+` + e2ekit.ProberScrapeJob
 
 func main() {
 	quickFlag := flag.Bool("quick", false, "run the ~10 minute drill of the short windows instead of the ~31 minute one")
@@ -177,7 +177,7 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 
-	var procs []*live.Proc
+	var procs []*e2ekit.Proc
 	defer func() {
 		for _, p := range procs {
 			if err := p.Stop(10 * time.Second); err != nil {
@@ -185,7 +185,7 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 			}
 		}
 	}()
-	spawn := func(name, bin string, args ...string) (*live.Proc, error) {
+	spawn := func(name, bin string, args ...string) (*e2ekit.Proc, error) {
 		p, err := startProc(work, name, bin, args...)
 		if err == nil {
 			procs = append(procs, p)
@@ -194,12 +194,12 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	}
 
 	// 1. The four mock personalities and their steady load.
-	mockProcs := map[string]*live.Proc{}
+	mockProcs := map[string]*e2ekit.Proc{}
 	var targets strings.Builder
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	for _, name := range mocks {
-		addr, err := live.FreeAddr()
+		addr, err := e2ekit.FreeAddr()
 		if err != nil {
 			return false, err
 		}
@@ -218,7 +218,7 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	}
 
 	// 2. llm-prober.
-	proberAddr, err := live.FreeAddr()
+	proberAddr, err := e2ekit.FreeAddr()
 	if err != nil {
 		return false, err
 	}
@@ -235,7 +235,7 @@ func run(m mode, proberBin, promBin, rulesDir, tableOut, record string) (bool, e
 	}
 
 	// 3. Prometheus with the shipped rules, unchanged.
-	promAddr, err := live.FreeAddr()
+	promAddr, err := e2ekit.FreeAddr()
 	if err != nil {
 		return false, err
 	}
@@ -335,7 +335,7 @@ func alertNamesIn(file string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	rules, err := live.ParseRules(raw)
+	rules, err := e2ekit.ParseRules(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -9,17 +9,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llm-prober/llm-prober/internal/testutil/live"
+	"github.com/llm-prober/llm-prober/internal/testutil/e2ekit"
 )
 
 // startProc starts a child process of the drill, its output going to
 // dir/name.log; it is stopped by its PID only.
-func startProc(dir, name, bin string, args ...string) (*live.Proc, error) {
+func startProc(dir, name, bin string, args ...string) (*e2ekit.Proc, error) {
 	logf, err := os.Create(filepath.Join(dir, name+".log"))
 	if err != nil {
 		return nil, err
 	}
-	p, err := live.Start(name, logf, bin, args...)
+	p, err := e2ekit.Start(name, logf, bin, args...)
 	if err != nil {
 		logf.Close()
 		return nil, err
@@ -29,8 +29,8 @@ func startProc(dir, name, bin string, args ...string) (*live.Proc, error) {
 }
 
 // waitHTTP waits for u, served by p, to answer 200 OK.
-func waitHTTP(p *live.Proc, u string, timeout time.Duration) error {
-	if err := live.WaitHTTP(p, u, timeout); err != nil {
+func waitHTTP(p *e2ekit.Proc, u string, timeout time.Duration) error {
+	if err := e2ekit.WaitHTTP(p, u, timeout); err != nil {
 		return fmt.Errorf("%w (see its log)", err)
 	}
 	return nil
@@ -40,14 +40,14 @@ func waitHTTP(p *live.Proc, u string, timeout time.Duration) error {
 // steady traffic that saturates a small server. A client that gets a 429
 // backs off.
 func load(ctx context.Context, base string, n int) *sync.WaitGroup {
-	body := live.LoadBody(20, 150)
+	body := e2ekit.LoadBody(20, 150)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			live.Stream(ctx, client, base, body, 200*time.Millisecond, func(status int) {
+			e2ekit.Stream(ctx, client, base, body, 200*time.Millisecond, func(status int) {
 				if status == http.StatusTooManyRequests {
 					time.Sleep(200 * time.Millisecond)
 				}

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llm-prober/llm-prober/internal/testutil/live"
+	"github.com/llm-prober/llm-prober/internal/testutil/e2ekit"
 )
 
-// Proc is a process a test started (a live.Proc), stopped by its PID when
+// Proc is a process a test started (an e2ekit.Proc), stopped by its PID when
 // the test ends, with its output kept for the test's log.
 type Proc struct {
-	*live.Proc
+	*e2ekit.Proc
 	log LockedBuffer
 }
 
@@ -25,7 +25,7 @@ type Proc struct {
 func Start(t testing.TB, name, bin string, args ...string) *Proc {
 	t.Helper()
 	p := &Proc{}
-	lp, err := live.Start(name, &p.log, bin, args...)
+	lp, err := e2ekit.Start(name, &p.log, bin, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +58,8 @@ func (p *Proc) Log() string { return p.log.String() }
 // timeout or, with the process's output, when p exits first.
 func WaitHTTP(t testing.TB, p *Proc, u string, timeout time.Duration) {
 	t.Helper()
-	if err := live.WaitHTTP(p.Proc, u, timeout); err != nil {
-		if errors.Is(err, live.ErrExited) {
+	if err := e2ekit.WaitHTTP(p.Proc, u, timeout); err != nil {
+		if errors.Is(err, e2ekit.ErrExited) {
 			t.Fatalf("%v:\n%s", err, p.Log())
 		}
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func WaitHTTP(t testing.TB, p *Proc, u string, timeout time.Duration) {
 // FreeAddr returns a 127.0.0.1 address whose port was free a moment ago.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	addr, err := live.FreeAddr()
+	addr, err := e2ekit.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}

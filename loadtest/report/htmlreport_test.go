@@ -243,7 +243,7 @@ func TestHTMLReportSweep(t *testing.T) {
 
 // BenchmarkHTMLReportMillion builds the report of a 1,000,000-request run
 // from synthetic records (no server) and reports the page's size:
-// docs/benchmarks.md quotes it.
+// docs/performance.md quotes it.
 func BenchmarkHTMLReportMillion(b *testing.B) {
 	run, rep, srv, v := syntheticRun(1_000_000)
 	b.ResetTimer()

@@ -14,8 +14,8 @@ import (
 
 // DerivedWorkload is a workload synthesised from a server's own series
 // (bench --workload-from-prometheus), and the file --save-workload writes
-// and --workload-file reads (version 1; README "Benchmarking the workload
-// you serve" describes it).
+// and --workload-file reads (version 1; docs/bench.md "Benchmarking the
+// workload you serve" describes it).
 type DerivedWorkload struct {
 	Version int            `json:"version"`
 	Origin  WorkloadOrigin `json:"origin"`
