@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/llm-prober/llm-prober/cmd/llm-prober/bench"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 )
@@ -45,7 +46,7 @@ func run(args []string) int {
 	var m mockFlags
 	mock := app.Command("mock-vllm", mockHelp)
 	m.register(mock)
-	bench := newBenchCmd(app)
+	benchCmd := bench.NewCommand(app)
 	planCmd := newPlanCmd(app)
 
 	cmd, err := app.Parse(helpForDefault(args, app))
@@ -53,13 +54,12 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "llm-prober: %v\n", err)
 		return 2
 	}
+	if benchCmd.Handles(cmd) {
+		return benchCmd.Execute(cmd)
+	}
 	switch cmd {
 	case mock.FullCommand():
 		return m.run()
-	case bench.cmd.FullCommand(), bench.runCmd.FullCommand():
-		return bench.run()
-	case bench.compare.cmd.FullCommand():
-		return bench.compare.run()
 	case planCmd.cmd.FullCommand():
 		return planCmd.run()
 	default:

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
+
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/llm-prober/llm-prober/mockvllm"
@@ -89,7 +91,7 @@ func TestMockCLIPrefixCacheAndTrace(t *testing.T) {
 // before the send to after the receive, are never below the server's own
 // (from its arrival to its write).
 func TestMockTraceChecksBench(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	out := t.TempDir() + "/r.json"
 	if code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "100", "--num-prompts", "10", "--input-tokens", "16",
 		"--output-tokens", "4", "--progress", "off", "--no-server-metrics", "--output-json", out); code != 0 {

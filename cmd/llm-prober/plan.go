@@ -13,6 +13,7 @@ import (
 
 	"github.com/llm-prober/llm-prober/capacity/plan"
 	"github.com/llm-prober/llm-prober/capacity/promsource"
+	"github.com/llm-prober/llm-prober/cmd/llm-prober/internal/promflags"
 )
 
 // planFlags are the flags of `llm-prober plan`.
@@ -33,8 +34,8 @@ func newPlanCmd(app *kingpin.Application) *planFlags {
 	c := app.Command("plan", "Capacity plan from the traffic actually served: the served request rate and lengths over --window from Prometheus, "+
 		"against the knee of one replica (bench --sweep), with bench's formula. Exit codes: 0 success; 1 Prometheus unreachable or no data; 2 a bad flag or file.")
 	p.cmd = c
-	p.src = addPrometheusFlags(c)
-	addRateIntervalFlag(c, p.src)
+	p.src = promflags.Add(c)
+	promflags.AddRateInterval(c, p.src)
 	c.Flag("knee-file", "The knee from a `bench --sweep --output-json` file (its achieved rate; its workload is checked against the served one).").StringVar(&p.kneeFile)
 	c.Flag("knee-rate", "The knee rate (req/s) of one replica, instead of --knee-file.").Float64Var(&p.kneeRate)
 	c.Flag("peak", "Size for: max (the highest served rate), p99 (of the rates: ignores the worst 1 %, e.g. a retry storm) or busiest-hour (the typical day's peak: the busiest hour's mean daily peak).").

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
+
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/llm-prober/llm-prober/capacity/plan"
@@ -186,7 +188,7 @@ func TestPlanFromServedTraffic(t *testing.T) {
 
 // plan reads the knee and its workload from the file a real sweep wrote.
 func TestPlanReadsBenchSweepFile(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	sweep := filepath.Join(t.TempDir(), "sweep.json")
 	code, stdout, log := benchCLI(t, "--url", url, "--rates", "20,40", "--num-prompts", "12", "--min-samples", "0", "--input-tokens", "48",
 		"--output-tokens", "6", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics", "--output-json", sweep)

@@ -54,3 +54,28 @@ func Start(t *testing.T, o mockvllm.Options) (*mockvllm.Server, *config.Target, 
 	})
 	return s, tg, client
 }
+
+// URL serves a default mock with 5 ms TTFT and 2 ± 1 ms gaps on loopback
+// and returns its base URL.
+func URL(t testing.TB) string {
+	t.Helper()
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 5 * time.Millisecond}, mockvllm.Dist{Mean: 2 * time.Millisecond, Jitter: time.Millisecond}
+	return Serve(t, o, nil)
+}
+
+// Serve serves a mock with options o on loopback, chat (when not nil)
+// answering its chat completions, and returns its base URL.
+func Serve(t testing.TB, o mockvllm.Options, chat http.HandlerFunc) string {
+	t.Helper()
+	s := mockvllm.New(o)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if chat != nil && r.URL.Path == "/v1/chat/completions" {
+			chat(w, r)
+			return
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	return ts.URL
+}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 )
 
 // A ramp end to end: the report's stages in the text and the JSON, the
 // JSON's request_rate the mean planned rate.
 func TestBenchCLIRamp(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	out := filepath.Join(t.TempDir(), "ramp.json")
 	code, stdout, log := benchCLI(t, "--url", url, "--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "20", "--ramp-up-end-rps", "320",
 		"--num-prompts", "100", "--warmup", "2", "--input-tokens", "8", "--output-tokens", "2", "--goodput", "ttft:5000",
@@ -36,7 +38,7 @@ func TestBenchCLIRamp(t *testing.T) {
 // A trace end to end: every request past the warm-up replayed without
 // --num-prompts.
 func TestBenchCLITrace(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "mooncake.jsonl")
 	var b strings.Builder
@@ -103,7 +105,7 @@ func TestBenchCLIShapeFlagsRefused(t *testing.T) {
 // Synthetic multi-turn sessions end to end: --num-prompts counts
 // sessions, the report and the JSON give TTFT by turn.
 func TestBenchCLIConversations(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	out := filepath.Join(t.TempDir(), "c.json")
 	code, stdout, log := benchCLI(t, "--url", url, "--dataset-name", "conversations", "--turns", "3", "--think-time", "10ms",
 		"--num-prompts", "4", "--request-rate", "50", "--input-tokens", "16", "--output-tokens", "4",
@@ -146,7 +148,7 @@ func TestBenchCLIConversationFlagsRefused(t *testing.T) {
 // Synthetic sessions whose last turn's history cannot fit the server's
 // context are refused before any load, naming --turns.
 func TestBenchCLIConversationsPastContext(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	code, _, log := benchCLI(t, "--url", url, "--dataset-name", "conversations", "--turns", "500", "--input-tokens", "64",
 		"--output-tokens", "16", "--num-prompts", "2", "--progress", "off", "--no-server-metrics")
 	if code != 1 || !strings.Contains(log, "--turns 500 of --input-tokens and --output-tokens: the last turn carries a history of up to 40000 tokens") {
@@ -157,7 +159,7 @@ func TestBenchCLIConversationsPastContext(t *testing.T) {
 // A trace whose requests cannot fit the server's context is refused
 // before any load, with the file and line.
 func TestBenchCLITracePastContext(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	trace := filepath.Join(t.TempDir(), "long.jsonl")
 	if err := os.WriteFile(trace, []byte(`{"timestamp": 0, "input_length": 40, "output_length": 2}`+"\n"+
 		`{"timestamp": 5, "input_length": 40000, "output_length": 2}`+"\n"), 0o600); err != nil {

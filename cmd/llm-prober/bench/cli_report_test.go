@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"net/http"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
@@ -27,7 +29,7 @@ func readReport(t *testing.T, path string) string {
 // sweep with its curve and plan, repeated runs; and a bad path refused
 // before anything runs.
 func TestBenchCLIReport(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.html")
 	args := []string{"--url", url, "--input-tokens", "8", "--output-tokens", "4", "--progress", "off", "--goodput", "ttft:2000", "--report", path}
@@ -68,14 +70,14 @@ func TestBenchCLIReport(t *testing.T) {
 
 // A server's error body reaches the page as text, never as markup.
 func TestBenchCLIReportEscapesServerText(t *testing.T) {
-	url := benchMockWith(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, _ *http.Request) {
+	url := mocktarget.Serve(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, `<script>alert("pwned")</script>`, http.StatusInternalServerError)
 	})
 	path := filepath.Join(t.TempDir(), "r.html")
 	code, _, log := benchCLI(t, "--url", url, "--num-prompts", "3", "--input-tokens", "8", "--output-tokens", "4", "--progress", "off",
 		"--no-server-metrics", "--report", path)
-	if code != exitFailed {
-		t.Fatalf("exit %d, want %d (every request failed)\n%s", code, exitFailed, log)
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d (every request failed)\n%s", code, ExitFailed, log)
 	}
 	page := readReport(t, path)
 	if !strings.Contains(page, "&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;") {

@@ -1,41 +1,23 @@
-package main
+package bench
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
-
-// benchMockWith serves a mock with options o, and next (if set) in
-// front of its chat endpoint.
-func benchMockWith(t *testing.T, o mockvllm.Options, chat http.HandlerFunc) string {
-	t.Helper()
-	s := mockvllm.New(o)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if chat != nil && r.URL.Path == "/v1/chat/completions" {
-			chat(w, r)
-			return
-		}
-		s.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() { s.Close(); ts.Close() })
-	return ts.URL
-}
 
 // Issue 21's repro, scaled: requests queue behind --max-concurrency 1,
 // so from their planned send time most miss e2el:400 though each takes
@@ -43,13 +25,13 @@ func benchMockWith(t *testing.T, o mockvllm.Options, chat http.HandlerFunc) stri
 func TestBenchCLIClientQueueingFailsGoodput(t *testing.T) {
 	o := mockvllm.DefaultOptions()
 	o.TTFT, o.ITL, o.BatchSlowdown = mockvllm.Dist{Mean: 100 * time.Millisecond}, mockvllm.Dist{Mean: time.Millisecond}, 0
-	url := benchMockWith(t, o, nil)
+	url := mocktarget.Serve(t, o, nil)
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "40", "--burstiness", "50", "--max-concurrency", "1",
 		"--num-prompts", "8", "--input-tokens", "8", "--output-tokens", "2", "--goodput", "e2el:400", "--fail-on", "goodput<99",
 		"--progress", "off", "--metrics-interval", "50ms", "--output-json", out)
-	if code != exitFailOn || !strings.Contains(log, "fail-on goodput<99 holds") {
-		t.Errorf("exit %d, want %d\n%s\n%s", code, exitFailOn, stdout, log)
+	if code != ExitFailOn || !strings.Contains(log, "fail-on goodput<99 holds") {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitFailOn, stdout, log)
 	}
 	for _, want := range []string{"Goodput, --fail-on, knee, verdict use:   from the schedule", "waited for a --max-concurrency slot",
 		"Verdict:                                 client_concurrency_cap"} {
@@ -87,11 +69,11 @@ func TestBenchCLIExitsWhenRequestsFail(t *testing.T) {
 	}{{1, "no request succeeded"}, {0.5, "of 30 requests failed"}} {
 		o := mockvllm.DefaultOptions()
 		o.Faults = mockvllm.FaultRates{mockvllm.FaultError500: c.rate}
-		url := benchMockWith(t, o, nil)
+		url := mocktarget.Serve(t, o, nil)
 		code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "inf", "--num-prompts", "30", "--input-tokens", "8",
 			"--output-tokens", "2", "--progress", "off", "--metrics-interval", "50ms")
-		if code != exitFailed || !strings.Contains(log, c.want) || !strings.Contains(stdout, "Verdict:                                 requests_failing") {
-			t.Errorf("%g failing: exit %d, want %d\n%s\n%s", c.rate, code, exitFailed, stdout, log)
+		if code != ExitFailed || !strings.Contains(log, c.want) || !strings.Contains(stdout, "Verdict:                                 requests_failing") {
+			t.Errorf("%g failing: exit %d, want %d\n%s\n%s", c.rate, code, ExitFailed, stdout, log)
 		}
 	}
 }
@@ -101,87 +83,23 @@ func TestBenchCLIExitsWhenRequestsFail(t *testing.T) {
 func TestBenchCLISweepWithoutKneeFails(t *testing.T) {
 	o := mockvllm.DefaultOptions()
 	o.Faults = mockvllm.FaultRates{mockvllm.FaultError500: 1}
-	url := benchMockWith(t, o, nil)
+	url := mocktarget.Serve(t, o, nil)
 	code, stdout, log := benchCLI(t, "--url", url, "--rates", "50,100", "--num-prompts", "10", "--min-samples", "10",
 		"--input-tokens", "8", "--output-tokens", "2", "--goodput", "ttft:1000", "--progress", "off", "--no-server-metrics")
-	if code != exitFailed || !strings.Contains(log, "no rate met the knee's goodput") {
-		t.Errorf("exit %d, want %d\n%s\n%s", code, exitFailed, stdout, log)
+	if code != ExitFailed || !strings.Contains(log, "no rate met the knee's goodput") {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitFailed, stdout, log)
 	}
 }
 
 // bench --help lists the exit codes and the idle timeout.
-func TestBenchHelpListsExitCodes(t *testing.T) {
-	out, err := exec.Command(binary, "bench", "--help").CombinedOutput()
-	if err != nil {
-		t.Fatal(err, string(out))
-	}
-	flat := strings.Join(strings.Fields(string(out)), " ")
-	for _, want := range []string{"3 a --fail-on condition held", "4 no request succeeded, or more than 5% of a single run's requests failed", "--idle-timeout=2m"} {
-		if !strings.Contains(flat, want) {
-			t.Errorf("bench --help lacks %q:\n%s", want, out)
-		}
-	}
-}
-
 // SIGINT and SIGTERM stop a run against a hung server: the requests in
 // flight are cancelled and counted, the partial report is printed and
 // written, and the exit code is 1.
-func TestBenchCLISignalStopsRun(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		var arrived atomic.Int64
-		url := benchMockWith(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, r *http.Request) {
-			arrived.Add(1)
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(http.StatusOK)
-			w.(http.Flusher).Flush()
-			<-r.Context().Done()
-		})
-		out := filepath.Join(t.TempDir(), "r.json")
-		cmd := exec.Command(binary, "bench", "--url", url, "--request-rate", "inf", "--num-prompts", "5", "--input-tokens", "8",
-			"--output-tokens", "2", "--progress", "off", "--output-json", out)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		for arrived.Load() < 5 {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if err := cmd.Process.Signal(sig); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		select {
-		case err = <-done:
-		case <-time.After(time.Minute): // a generous guard, not a timing assertion
-			_ = cmd.Process.Kill()
-			t.Fatalf("%v: bench still running\n%s", sig, stderr.String())
-		}
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(stderr.String(), "interrupted") {
-			t.Errorf("%v: %v\n%s", sig, err, stderr.String())
-		}
-		if !strings.Contains(stdout.String(), "Cancelled requests (run cut them off):   5") {
-			t.Errorf("%v: report:\n%s", sig, stdout.String())
-		}
-		var res map[string]any
-		raw, err := os.ReadFile(out)
-		if err == nil {
-			err = json.Unmarshal(raw, &res)
-		}
-		if err != nil || res["llm_prober_cancelled"] != 5.0 || len(res["requests"].([]any)) != 5 {
-			t.Errorf("%v: JSON %v, cancelled %v", sig, err, res["llm_prober_cancelled"])
-		}
-	}
-}
-
 // An interrupted sweep still prints its table and writes the points run
 // so far, the interrupted one with its requests counted as cancelled.
 func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
 	var arrived atomic.Int64
-	url := benchMockWith(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, r *http.Request) {
+	url := mocktarget.Serve(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, r *http.Request) {
 		arrived.Add(1)
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
@@ -190,7 +108,7 @@ func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
 	})
 	out := filepath.Join(t.TempDir(), "s.json")
 	app := kingpin.New("llm-prober", "")
-	b := newBenchCmd(app)
+	b := NewCommand(app)
 	if _, err := app.Parse([]string{"bench", "--url", url, "--rates", "200,400", "--num-prompts", "4", "--min-samples", "4", "--input-tokens", "8",
 		"--output-tokens", "2", "--goodput", "ttft:1000", "--progress", "off", "--no-server-metrics", "--output-json", out,
 		"--report", out + ".html"}); err != nil {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 )
 
 // vllm bench serve's result keys: latencies, start_times, label,
 // endpoint_type, generated_texts when asked, and a closed loop's
 // request_rate "inf" (not 0).
 func TestBenchCLIVLLMResultKeys(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	dir := t.TempDir()
 	read := func(path string) map[string]any {
 		t.Helper()

@@ -1,4 +1,4 @@
-package main
+package promflags
 
 import (
 	"testing"
@@ -12,9 +12,9 @@ import (
 func TestPrometheusFlags(t *testing.T) {
 	app := kingpin.New("t", "")
 	plan, bench := app.Command("plan", ""), app.Command("bench", "")
-	p := addPrometheusFlags(plan)
-	addRateIntervalFlag(plan, p)
-	b := addPrometheusFlags(bench)
+	p := Add(plan)
+	AddRateInterval(plan, p)
+	b := Add(bench)
 	if _, err := app.Parse([]string{"plan", "--prometheus.url", "http://127.0.0.1:9090"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,6 @@
-package main
+// Package promflags registers the flags of the Prometheus source that
+// plan and bench --workload-from-prometheus share.
+package promflags
 
 import (
 	"github.com/alecthomas/kingpin/v2"
@@ -6,11 +8,11 @@ import (
 	"github.com/llm-prober/llm-prober/capacity/promsource"
 )
 
-// addPrometheusFlags registers the Prometheus source's flags that plan and
+// Add registers the Prometheus source's flags that plan and
 // bench --workload-from-prometheus share. --prometheus.url is not marked
 // required, so that bench may leave the source out: Config refuses an
 // empty one, and Given says whether it was given.
-func addPrometheusFlags(c *kingpin.CmdClause) *promsource.Flags {
+func Add(c *kingpin.CmdClause) *promsource.Flags {
 	f := promsource.NewFlags()
 	c.Flag("prometheus.url", "Base URL of the Prometheus that scrapes llm-prober (e.g. http://prometheus:9090).").StringVar(&f.URL)
 	c.Flag("prometheus.http-config-file", "Client settings for --prometheus.url (prometheus/common http_client_config YAML: basic_auth with password_file, authorization with credentials_file, tls_config). Redirects are never followed.").StringVar(&f.HTTPConfigFile)
@@ -21,8 +23,8 @@ func addPrometheusFlags(c *kingpin.CmdClause) *promsource.Flags {
 	return f
 }
 
-// addRateIntervalFlag adds plan's --rate-interval: the range of the rates
+// AddRateInterval adds plan's --rate-interval: the range of the rates
 // its peak is found among (bench reads no rates).
-func addRateIntervalFlag(c *kingpin.CmdClause, f *promsource.Flags) {
+func AddRateInterval(c *kingpin.CmdClause, f *promsource.Flags) {
 	c.Flag("rate-interval", "Range of the rates the peak is found among (rate(...[5m]), as dashboards use); at least 4 scrape intervals.").Default("5m").SetValue(&f.RateInterval)
 }

@@ -1,13 +1,12 @@
-package main
+package bench
 
 import (
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/llm-prober/llm-prober/cmd/llm-prober/bench"
 	"github.com/llm-prober/llm-prober/loadtest"
 )
 
-// addShapeFlags registers the traffic shapes' flags (bench.ShapeConfig).
-func addShapeFlags(c *kingpin.CmdClause, s *bench.ShapeConfig) {
+// addShapeFlags registers the traffic shapes' flags (ShapeConfig).
+func addShapeFlags(c *kingpin.CmdClause, s *ShapeConfig) {
 	c.Flag("ramp-up-strategy", "Ramp the open-loop rate over the run from --ramp-up-start-rps to --ramp-up-end-rps, request by request (vllm bench serve's): linear or exponential; the report splits the run in stages. Leave --request-rate unset.").EnumVar(&s.RampStrategy, loadtest.RampLinear, loadtest.RampExponential)
 	c.Flag("ramp-up-start-rps", "Ramp-up: the first request's rate (req/s; > 0 for exponential).").IsSetByUser(&s.RampStartSet).Float64Var(&s.RampStart)
 	c.Flag("ramp-up-end-rps", "Ramp-up: the last request's rate (req/s).").IsSetByUser(&s.RampEndSet).Float64Var(&s.RampEnd)

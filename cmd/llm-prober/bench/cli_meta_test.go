@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 )
 
 // fakeGPUExporter serves DCGM's GPU utilisation rising by 10 % a scrape
@@ -30,7 +32,7 @@ func fakeGPUExporter(t *testing.T) *httptest.Server {
 // JSON has them and its own GPU summary; the broken endpoint is named,
 // and the sweep still succeeds.
 func TestBenchCLIMetadataAndExtraMetrics(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	gpu := fakeGPUExporter(t)
 	var followed atomic.Int64
 	elsewhere := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { followed.Add(1) }))

@@ -1,25 +1,23 @@
-package main
+package bench
 
 import (
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/llm-prober/llm-prober/cmd/llm-prober/bench"
-
 	"github.com/alecthomas/kingpin/v2"
 )
 
 // compareFlags are the flags of `llm-prober bench compare`, set into the
-// bench.CompareConfig that runs it.
+// CompareConfig that runs it.
 type compareFlags struct {
 	cmd *kingpin.CmdClause
-	bench.CompareConfig
+	CompareConfig
 }
 
-func newBenchCompareCmd(bench *kingpin.CmdClause) *compareFlags {
+func newBenchCompareCmd(parent *kingpin.CmdClause) *compareFlags {
 	c := &compareFlags{}
-	c.cmd = bench.Command("compare", "Compare two runs' --output-json files metric by metric, with significance tests on their requests; exit 3 on a significant regression beyond --max-regression (--output-json writes the comparison).")
+	c.cmd = parent.Command("compare", "Compare two runs' --output-json files metric by metric, with significance tests on their requests; exit 3 on a significant regression beyond --max-regression (--output-json writes the comparison).")
 	c.cmd.Arg("base", "The reference run's --output-json file.").Required().StringVar(&c.Base)
 	c.cmd.Arg("new", "The run to check against it.").Required().StringVar(&c.New)
 	c.cmd.Flag("max-regression", "Regressions that fail the comparison (exit 3) when significant: key:threshold, comma-separated; % for relative, else the metric's unit (percentage points for goodput, failed_percent), e.g. 'p99_ttft_ms:10%,goodput:1'.").StringVar(&c.MaxRegression)
@@ -39,5 +37,5 @@ func (c *compareFlags) run() int {
 
 // main compares the files named by the arguments.
 func (c *compareFlags) main(out, log io.Writer) (int, error) {
-	return bench.RunCompare(&c.CompareConfig, out, log)
+	return RunCompare(&c.CompareConfig, out, log)
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/csv"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 )
 
 func readCSV(t *testing.T, path string) [][]string {
@@ -26,7 +28,7 @@ func readCSV(t *testing.T, path string) [][]string {
 // included and marked, as many as the JSON's "requests"; a sweep's
 // points in one file under their kind and rate.
 func TestBenchCLIOutputCSV(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	dir := t.TempDir()
 	csvPath, jsonPath := filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.json")
 	code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "200", "--num-prompts", "20", "--warmup", "3",

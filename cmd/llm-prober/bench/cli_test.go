@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
+
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/llm-prober/llm-prober/mockvllm"
@@ -21,7 +23,7 @@ import (
 func benchCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	app := kingpin.New("llm-prober", "")
-	b := newBenchCmd(app)
+	b := NewCommand(app)
 	if _, err := app.Parse(append([]string{"bench"}, args...)); err != nil {
 		t.Fatal(err)
 	}
@@ -33,20 +35,10 @@ func benchCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), log.String()
 }
 
-func benchMock(t *testing.T) string {
-	t.Helper()
-	o := mockvllm.DefaultOptions()
-	o.TTFT, o.ITL = mockvllm.Dist{Mean: 5 * time.Millisecond}, mockvllm.Dist{Mean: 2 * time.Millisecond, Jitter: time.Millisecond}
-	s := mockvllm.New(o)
-	ts := httptest.NewServer(s)
-	t.Cleanup(func() { s.Close(); ts.Close() })
-	return ts.URL
-}
-
 // One run end to end: report, server section, JSON with vllm bench's
 // keys and every request, and --fail-on's exit code.
 func TestBenchCLIRun(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "200", "--num-prompts", "30", "--warmup", "3",
 		"--input-tokens", "20", "--output-tokens", "6", "--goodput", "ttft:1000 tpot:1000", "--output-json", out,
@@ -79,7 +71,7 @@ func TestBenchCLIRun(t *testing.T) {
 	}
 	code, _, log = benchCLI(t, "--url", url, "--concurrency", "2", "--num-prompts", "6", "--input-tokens", "8",
 		"--output-tokens", "4", "--progress", "off", "--no-server-metrics", "--fail-on", "p99_ttft>0.001")
-	if code != exitFailOn || !strings.Contains(log, "fail-on p99_ttft>0.001 holds") {
+	if code != ExitFailOn || !strings.Contains(log, "fail-on p99_ttft>0.001 holds") {
 		t.Errorf("fail-on: exit %d, %s", code, log)
 	}
 }
@@ -102,7 +94,7 @@ func TestBenchCLIPlanOnly(t *testing.T) {
 // A sweep over given rates prints the table, the knee and the plan, and
 // writes the curve and the per-point JSON.
 func TestBenchCLISweep(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	dir := t.TempDir()
 	code, stdout, log := benchCLI(t, "--url", url, "--rates", "50,100", "--num-prompts", "15", "--min-samples", "0", "--input-tokens", "8",
 		"--output-tokens", "4", "--goodput", "ttft:2000", "--progress", "off", "--no-server-metrics",

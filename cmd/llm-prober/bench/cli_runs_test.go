@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 )
 
 // --num-runs 3: three runs with seeds 7, 8, 9 (fresh prompts: the
@@ -13,7 +15,7 @@ import (
 // the CSV's rows under run1…run3, the summary's mean and t interval;
 // two of the runs compare as the same workload.
 func TestBenchCLINumRuns(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	dir := t.TempDir()
 	jsonPath, csvPath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv")
 	code, stdout, log := benchCLI(t, "--url", url, "--num-runs", "3", "--seed", "7", "--request-rate", "200",

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/llm-prober/llm-prober/cmd/llm-prober/bench"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/loadtest/summary"
 
@@ -17,19 +16,19 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 )
 
-// benchFlags are the flags of `llm-prober bench`, set into the
-// bench.Config that runs it; names follow vllm bench serve where
+// Command are the flags of `llm-prober bench`, set into the
+// Config that runs it; names follow vllm bench serve where
 // it has one.
-type benchFlags struct {
+type Command struct {
 	cmd, runCmd *kingpin.CmdClause
 	compare     *compareFlags
 
-	bench.Config
+	Config
 }
 
-// newBenchCmd registers `llm-prober bench` on app.
-func newBenchCmd(app *kingpin.Application) *benchFlags {
-	b := &benchFlags{}
+// NewCommand registers `llm-prober bench` on app.
+func NewCommand(app *kingpin.Application) *Command {
+	b := &Command{}
 	c := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan. "+
 		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag; "+
 		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed, or no rate of a sweep met the knee's goodput (even without --fail-on).", 100*summary.MaxFailedShare))
@@ -105,13 +104,25 @@ func newBenchCmd(app *kingpin.Application) *benchFlags {
 	return b
 }
 
-// Exit codes: bench.Run's.
-const (
-	exitFailOn = bench.ExitFailOn
-	exitFailed = bench.ExitFailed
-)
+// Handles reports whether the parsed command name is bench's.
+func (b *Command) Handles(cmd string) bool {
+	switch cmd {
+	case b.cmd.FullCommand(), b.runCmd.FullCommand(), b.compare.cmd.FullCommand():
+		return true
+	}
+	return false
+}
 
-func (b *benchFlags) run() int {
+// Execute runs the parsed bench command (a run or compare) and returns
+// the process's exit code.
+func (b *Command) Execute(cmd string) int {
+	if cmd == b.compare.cmd.FullCommand() {
+		return b.compare.run()
+	}
+	return b.run()
+}
+
+func (b *Command) run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	loadtest.TuneGC() // here, not in main: tests share their process
@@ -123,10 +134,10 @@ func (b *benchFlags) run() int {
 }
 
 // main runs the benchmark the flags describe, reporting to out and log.
-func (b *benchFlags) main(ctx context.Context, out, log io.Writer) (int, error) {
+func (b *Command) main(ctx context.Context, out, log io.Writer) (int, error) {
 	b.LogIsTerminal = isTerminal(log)
 	b.Version = version.Info()
-	return bench.Run(ctx, &b.Config, out, log)
+	return Run(ctx, &b.Config, out, log)
 }
 
 // isTerminal reports whether w is a character device (a terminal).

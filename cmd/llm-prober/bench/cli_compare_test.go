@@ -1,13 +1,10 @@
-package main
+package bench
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +19,7 @@ import (
 func compareCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	app := kingpin.New("llm-prober", "")
-	b := newBenchCmd(app)
+	b := NewCommand(app)
 	cmd, err := app.Parse(append([]string{"bench", "compare"}, args...))
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +52,7 @@ func slowMock(t *testing.T, ttft time.Duration) string {
 // 150 ms later: compare exits 3 on --max-regression p99_ttft_ms:10%,
 // 0 on the base against itself, and 2 on a bad key, a missing file and
 // different workloads (unless --force).
+
 func TestBenchCompareCLI(t *testing.T) {
 	dir := t.TempDir()
 	runTo := func(url, file string, args ...string) string {
@@ -72,7 +70,7 @@ func TestBenchCompareCLI(t *testing.T) {
 
 	cmpJSON := filepath.Join(dir, "cmp.json")
 	code, stdout, log := compareCLI(t, "--max-regression", "p99_ttft_ms:10%,goodput:1", "--output-json", cmpJSON, base, slow)
-	if code != exitFailOn || !strings.Contains(stdout, "REGRESSION beyond 10%") || !strings.Contains(log, "significant regression") {
+	if code != ExitFailOn || !strings.Contains(stdout, "REGRESSION beyond 10%") || !strings.Contains(log, "significant regression") {
 		t.Errorf("slower TTFT: exit %d\n%s%s", code, stdout, log)
 	}
 	var res struct {
@@ -109,27 +107,5 @@ func TestBenchCompareCLI(t *testing.T) {
 	code, stdout, _ = compareCLI(t, "--force", base, other)
 	if code != 0 || !strings.Contains(stdout, "WARNING: the runs' workloads differ") {
 		t.Errorf("--force: exit %d\n%s", code, stdout)
-	}
-}
-
-// The binary dispatches `bench` alone to a run (the default subcommand)
-// and `bench compare` to the comparison, with its exit code.
-func TestBenchSubcommandsDispatch(t *testing.T) {
-	// A dispatch gone wrong could start the daemon: bound it.
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, binary, "bench", "--knee-rate", "4", "--daily-requests", "1000000").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "replicas") {
-		t.Errorf("bench alone: %v\n%s", err, out)
-	}
-	cmd := exec.CommandContext(ctx, binary, "bench", "compare", filepath.Join(t.TempDir(), "a.json"), "b.json")
-	out, err = cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "llm-prober bench compare:") {
-		t.Errorf("compare of missing files: %v\n%s", err, out)
-	}
-	out, err = exec.CommandContext(ctx, binary, "bench", "compare", "--help").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--max-regression") {
-		t.Errorf("compare --help: %v\n%s", err, out)
 	}
 }

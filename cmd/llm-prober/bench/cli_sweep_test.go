@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
+
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
 
@@ -22,7 +24,7 @@ import (
 // the knee line; with --percentiles 50,90 nothing is NaN, and the JSON
 // has every point's requests under vllm bench's keys.
 func TestBenchCLIAutoSweep(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	dir := t.TempDir()
 	code, stdout, log := benchCLI(t, "--url", url, "--sweep", "--sweep-steps", "2", "--sweep-refine", "0",
 		"--num-prompts", "20", "--min-samples", "0", "--input-tokens", "8", "--output-tokens", "4", "--goodput", "ttft:5000",
@@ -164,7 +166,7 @@ func TestBenchCLISweepFreshPrompts(t *testing.T) {
 // whatever --num-prompts says; the report gives each point's p99 interval
 // and the knee's, and warns where p99 rests on too few samples.
 func TestBenchCLISweepMinSamples(t *testing.T) {
-	url := benchMock(t)
+	url := mocktarget.URL(t)
 	out := filepath.Join(t.TempDir(), "s.json")
 	code, stdout, log := benchCLI(t, "--url", url, "--rates", "100,150", "--num-prompts", "10", "--min-samples", "40",
 		"--input-tokens", "8", "--output-tokens", "3", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics",

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"io"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 
 	"github.com/llm-prober/llm-prober/loadtest/workload"
 
@@ -61,7 +63,7 @@ func TestBenchWorkloadFileMock(t *testing.T) {
 	if err := w.Save(wf); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, log := benchCLI(t, "--url", benchMock(t), "--workload-file", wf, "--num-prompts", "400", "--output-json", out,
+	code, stdout, log := benchCLI(t, "--url", mocktarget.URL(t), "--workload-file", wf, "--num-prompts", "400", "--output-json", out,
 		"--progress", "off", "--no-server-metrics")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
@@ -118,7 +120,7 @@ func TestBenchWorkloadFromPrometheus(t *testing.T) {
 	end := tr.Start.Add(tr.Duration)
 	dir := t.TempDir()
 	wf, out := filepath.Join(dir, "w.json"), filepath.Join(dir, "r.json")
-	code, stdout, log := benchCLI(t, "--url", benchMock(t), "--workload-from-prometheus", "--prometheus.url", prom.URL,
+	code, stdout, log := benchCLI(t, "--url", mocktarget.URL(t), "--workload-from-prometheus", "--prometheus.url", prom.URL,
 		"--window", "2d", "--window.end", end.Format(time.RFC3339), "--save-workload", wf, "--request-rate", "200",
 		"--num-prompts", "40", "--output-json", out, "--progress", "off", "--no-server-metrics")
 	if code != 0 {

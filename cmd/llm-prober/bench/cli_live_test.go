@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
+
 	"github.com/alecthomas/kingpin/v2"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -25,7 +27,7 @@ import (
 func benchLiveCLI(t *testing.T, hook func(addr string, closing bool), args ...string) (int, string, string) {
 	t.Helper()
 	app := kingpin.New("llm-prober", "")
-	b := newBenchCmd(app)
+	b := NewCommand(app)
 	if _, err := app.Parse(append([]string{"bench"}, args...)); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestBenchLiveMetricsAgreeWithJSON(t *testing.T) {
 	o := mockvllm.DefaultOptions()
 	o.TTFT, o.ITL = mockvllm.Dist{Mean: 5 * time.Millisecond}, mockvllm.Dist{Mean: 2 * time.Millisecond}
 	o.Faults = mockvllm.FaultRates{mockvllm.FaultError500: 0.1}
-	url := benchMockWith(t, o, nil)
+	url := mocktarget.Serve(t, o, nil)
 	out := filepath.Join(t.TempDir(), "r.json")
 	var mid, final map[string]*dto.MetricFamily
 	var finalErr error
@@ -130,7 +132,7 @@ func TestBenchLiveMetricsAgreeWithJSON(t *testing.T) {
 	code, stdout, log := benchLiveCLI(t, hook, "--url", url, "--request-rate", "25", "--num-prompts", "60", "--warmup", "2",
 		"--input-tokens", "16", "--output-tokens", "4", "--goodput", "ttft:1000", "--output-json", out,
 		"--progress", "off", "--no-server-metrics", "--label", "canary-a", "--web.listen-address", "127.0.0.1:0")
-	if code != 0 && code != exitFailed { // exit 4 when more than 5% failed
+	if code != 0 && code != ExitFailed { // exit 4 when more than 5% failed
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
 	if !strings.Contains(log, `live metrics of target "canary-a" on [127.0.0.1:`) {
