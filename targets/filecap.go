@@ -89,7 +89,7 @@ type cappedFile struct {
 	cfg    *cappedFileSD
 	dir    string
 	inner  discovery.Discoverer
-	logger log.Logger // its own lines: the Fleet's, stamped; each says discovery=file config=<entry> after msg, as the file discovery's do
+	logger log.Logger // its own lines (the Fleet's, stamped), each with discovery=file config=<entry> after msg
 
 	mu      sync.Mutex
 	copies  map[string]string // private copy's path → the real file's, while it is matched
