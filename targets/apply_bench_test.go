@@ -2,7 +2,6 @@ package targets
 
 import (
 	"fmt"
-	"log/slog"
 	"testing"
 
 	"github.com/go-kit/log"
@@ -29,7 +28,7 @@ func BenchmarkApplyChange(b *testing.B) {
 		return []*targetgroup.Group{g}
 	}
 	lists := [2][]*targetgroup.Group{group(0), group(1000)}
-	f := NewFleet(slog.New(slog.DiscardHandler), prometheus.NewRegistry(), Shard{Count: 4}, nil)
+	f := NewFleet(log.NewNopLogger(), prometheus.NewRegistry(), Shard{Count: 4}, nil)
 	s := prober.NewScheduler(log.NewNopLogger(), prober.NewMetrics(prometheus.NewRegistry()), "bench", nil)
 	m := collector.NewManager(log.NewNopLogger())
 	defer s.Stop(0)

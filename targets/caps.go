@@ -1,6 +1,10 @@
 package targets
 
-import "github.com/llm-prober/llm-prober/config"
+import (
+	"github.com/go-kit/log/level"
+
+	"github.com/llm-prober/llm-prober/config"
+)
 
 // MaxTargets caps the targets of all shards together, static ones first,
 // then each target_discovery entry's in file order, each by name. One
@@ -32,9 +36,9 @@ func (f *Fleet) noteLimit(entry string, over, limit int) {
 	f.mu.Unlock()
 	switch {
 	case over > 0 && over != prev:
-		f.logger.Warn("discovery found more targets than allowed; the last by name are dropped",
+		level.Warn(f.logger).Log("msg", "discovery found more targets than allowed; the last by name are dropped",
 			"discovery", entry, "dropped", over, "max_targets", limit, "max_total", MaxTargets)
 	case over == 0 && prev > 0:
-		f.logger.Info("discovery is within its target limits again", "discovery", entry)
+		level.Info(f.logger).Log("msg", "discovery is within its target limits again", "discovery", entry)
 	}
 }

@@ -3,22 +3,25 @@ package targets
 import (
 	"bytes"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/discovery/targetgroup"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/logadapter"
 )
 
 const capsSD = `
@@ -114,22 +117,29 @@ func TestHTTPSDBodyCap(t *testing.T) {
 	}
 }
 
-// The discovery manager's logger writes a repeated line once a minute.
+// The Fleet's logger, the discovery manager's through it too, writes a
+// repeated line once a minute: its timestamp and caller aside.
 func TestQuietLog(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Unix(0, 0)
-	l := quiet(slog.New(slog.NewTextHandler(&buf, nil)))
-	l.Handler().(*quietHandler).st.now = func() time.Time { return now }
-	fl := l.With("discovery", "file")
+	q := quiet(log.NewLogfmtLogger(&buf))
+	q.(*quietLogger).now = func() time.Time { return now }
+	lib := logadapter.Slog(q)
+	fl := lib.With("discovery", "file")
 	for range 1000 {
 		fl.Error("Error reading file", "path", "sd/bad.json", "err", "unexpected end")
 	}
 	fl.Error("Error reading file", "path", "sd/other.json", "err", "unexpected end")
-	l.With("discovery", "http").Error("Error reading file", "path", "sd/bad.json", "err", "unexpected end")
+	lib.With("discovery", "http").Error("Error reading file", "path", "sd/bad.json", "err", "unexpected end")
+	own := logadapter.Stamp(q)
+	for range 2 {
+		level.Warn(own).Log("msg", "discovered target is invalid", "discovery", "file", "err", "no model")
+	}
+	level.Warn(own).Log("msg", "discovered target is invalid", "discovery", "file", "err", "no model")
 	now = now.Add(quietEvery)
 	fl.Error("Error reading file", "path", "sd/bad.json", "err", "unexpected end")
-	if n := strings.Count(buf.String(), "\n"); n != 4 {
-		t.Errorf("%d lines, want 4:\n%s", n, buf.String())
+	if n := strings.Count(buf.String(), "\n"); n != 5 {
+		t.Errorf("%d lines, want 5:\n%s", n, buf.String())
 	}
 }
 
@@ -174,7 +184,7 @@ func TestFileSDBadFileLogsOnce(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "sd", "bad.json"), `[{"targets": [`)
 	var buf syncBuffer
 	reg := prometheus.NewRegistry()
-	f := NewFleet(slog.New(slog.NewTextHandler(&buf, nil)), reg, Shard{Count: 1}, nil)
+	f := NewFleet(log.NewLogfmtLogger(&buf), reg, Shard{Count: 1}, nil)
 	t.Cleanup(f.Stop)
 	if err := f.ApplyConfig(loadConfig(t, dir, capsSD)); err != nil {
 		t.Fatal(err)
@@ -190,6 +200,16 @@ func TestFileSDBadFileLogsOnce(t *testing.T) {
 	waitMetric(t, r, "prometheus_sd_file_read_errors_total", "", 1) // the discovery read it
 	if n := strings.Count(buf.String(), "bad.json"); n != 1 {
 		t.Errorf("%d log lines name bad.json, want 1:\n%.2000s", n, buf.String())
+	}
+	// Prometheus's file discovery logs through logadapter as our lines
+	// are written (level, ts, caller, msg), with the manager's attributes
+	// and the real file's path.
+	line := regexp.MustCompile(`^level=error ts=\d{4}-\d\d-\d\dT[\d:.]+Z caller=file\.go:\d+ msg="Error reading file" discovery=file config=files path=` +
+		regexp.QuoteMeta(filepath.Join(dir, "sd", "bad.json")) + ` err=`)
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.Contains(l, "bad.json") && !line.MatchString(l) {
+			t.Errorf("the file discovery's line is not written as ours:\n%s\nwant %s", l, line)
+		}
 	}
 }
 

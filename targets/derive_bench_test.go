@@ -2,9 +2,9 @@ package targets
 
 import (
 	"fmt"
-	"log/slog"
 	"testing"
 
+	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/discovery/targetgroup"
@@ -18,7 +18,7 @@ func BenchmarkDerive10k(b *testing.B) {
 	for i := range 10000 {
 		g.Targets = append(g.Targets, model.LabelSet{"__address__": model.LabelValue(fmt.Sprintf("10.%d.%d.%d:8000", i>>16&255, i>>8&255, i&255))})
 	}
-	f := NewFleet(slog.New(slog.DiscardHandler), prometheus.NewRegistry(), Shard{Count: 4}, nil)
+	f := NewFleet(log.NewNopLogger(), prometheus.NewRegistry(), Shard{Count: 4}, nil)
 	f.groups = map[string][]*targetgroup.Group{"files": {g}}
 	b.ResetTimer()
 	for b.Loop() {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,11 +13,15 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/discovery"
 	"github.com/prometheus/prometheus/discovery/file"
 	"github.com/prometheus/prometheus/discovery/targetgroup"
+
+	"github.com/llm-prober/llm-prober/internal/logadapter"
 )
 
 // MaxFileSDBytes caps one file_sd file, as MaxSDBodyBytes caps an http_sd
@@ -39,14 +42,16 @@ type cappedFileSD struct {
 	entry  string
 	limit  int64
 	tooBig *prometheus.GaugeVec // llm_prober_discovery_files_too_large{discovery}
+	logger log.Logger           // the Fleet's, unstamped (as NewFleet's base)
 }
 
-// capFileSD wraps the file_sd items of an entry's configs.
-func capFileSD(entry string, cfgs discovery.Configs, tooBig *prometheus.GaugeVec) discovery.Configs {
+// capFileSD wraps the file_sd items of an entry's configs; logger is the
+// Fleet's, unstamped.
+func capFileSD(entry string, cfgs discovery.Configs, tooBig *prometheus.GaugeVec, logger log.Logger) discovery.Configs {
 	out := make(discovery.Configs, len(cfgs))
 	for i, c := range cfgs {
 		if fc, ok := c.(*file.SDConfig); ok {
-			c = &cappedFileSD{SDConfig: fc, entry: entry, limit: MaxFileSDBytes, tooBig: tooBig}
+			c = &cappedFileSD{SDConfig: fc, entry: entry, limit: MaxFileSDBytes, tooBig: tooBig, logger: logger}
 		}
 		out[i] = c
 	}
@@ -63,9 +68,15 @@ func (c *cappedFileSD) NewDiscoverer(opts discovery.DiscovererOptions) (discover
 	for _, ext := range []string{".json", ".yml", ".yaml"} {
 		pats = append(pats, filepath.Join(dir, "*"+ext))
 	}
-	d := &cappedFile{cfg: c, dir: dir, logger: opts.Logger, copies: map[string]string{}, names: map[string]string{}, refused: map[string]bool{}}
-	// Its errors name the real file, not the private copy.
-	logger := slog.New(pathHandler{opts.Logger.Handler(), d})
+	base := c.logger
+	if base == nil {
+		base = log.NewNopLogger()
+	}
+	d := &cappedFile{cfg: c, dir: dir, logger: logadapter.Stamp(base), copies: map[string]string{}, names: map[string]string{}, refused: map[string]bool{}}
+	// The file discovery logs through the Fleet's logger as the manager's
+	// discoverers do (with the attributes the manager gives them), its
+	// errors naming the real file, not the private copy.
+	logger := logadapter.Slog(realPaths{base, d}).With("discovery", "file", "config", opts.SetName)
 	if d.inner, err = file.NewDiscovery(&file.SDConfig{Files: pats, RefreshInterval: c.RefreshInterval}, logger, opts.Metrics); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -78,7 +89,7 @@ type cappedFile struct {
 	cfg    *cappedFileSD
 	dir    string
 	inner  discovery.Discoverer
-	logger *slog.Logger
+	logger log.Logger // its own lines (the Fleet's, stamped), each with discovery=file config=<entry> after msg
 
 	mu      sync.Mutex
 	copies  map[string]string // private copy's path → the real file's, while it is matched
@@ -91,7 +102,8 @@ func (d *cappedFile) Run(ctx context.Context, up chan<- []*targetgroup.Group) {
 	d.sync()
 	watcher, err := fsnotify.NewWatcher()
 	if err != nil {
-		d.logger.Error("file_sd: cannot watch the files; reading them every refresh_interval", "err", err)
+		level.Error(d.logger).Log("msg", "file_sd: cannot watch the files; reading them every refresh_interval",
+			"discovery", "file", "config", d.cfg.entry, "err", err)
 	} else {
 		defer watcher.Close()
 		for _, p := range d.cfg.Files {
@@ -117,7 +129,8 @@ func (d *cappedFile) Run(ctx context.Context, up chan<- []*targetgroup.Group) {
 				d.sync()
 			}
 		case err := <-errs: // an overflow: read everything again
-			d.logger.Debug("file_sd: watch error; reading every file again", "err", err)
+			level.Debug(d.logger).Log("msg", "file_sd: watch error; reading every file again",
+				"discovery", "file", "config", d.cfg.entry, "err", err)
 			d.sync()
 		case <-tick.C:
 			d.sync()
@@ -228,7 +241,8 @@ func (d *cappedFile) refuse(f string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.refused[f] {
-		d.logger.Error("file_sd file over the size cap: its targets are not updated until it shrinks", "file", f, "limit_bytes", d.cfg.limit)
+		level.Error(d.logger).Log("msg", "file_sd file over the size cap: its targets are not updated until it shrinks",
+			"discovery", "file", "config", d.cfg.entry, "file", f, "limit_bytes", d.cfg.limit)
 		d.refused[f] = true
 	}
 	return true
@@ -266,31 +280,21 @@ func (d *cappedFile) rename(tgs []*targetgroup.Group) {
 	}
 }
 
-// pathHandler writes the private copies' paths in the file discovery's
-// log records as the real files'.
-type pathHandler struct {
-	slog.Handler
-	d *cappedFile
+// realPaths writes the private copies' paths in the file discovery's
+// lines as the real files'. It sits under logadapter.Slog, which hands it
+// a new slice for every line.
+type realPaths struct {
+	next log.Logger
+	d    *cappedFile
 }
 
-func (h pathHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
-	r.Attrs(func(a slog.Attr) bool {
-		if a.Value.Kind() == slog.KindString {
-			if orig, ok := h.d.realPath(a.Value.String()); ok {
-				a.Value = slog.StringValue(orig)
+func (p realPaths) Log(keyvals ...any) error {
+	for i := 1; i < len(keyvals); i += 2 {
+		if s, ok := keyvals[i].(string); ok {
+			if orig, ok := p.d.realPath(s); ok {
+				keyvals[i] = orig
 			}
 		}
-		out.AddAttrs(a)
-		return true
-	})
-	return h.Handler.Handle(ctx, out)
-}
-
-func (h pathHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return pathHandler{h.Handler.WithAttrs(as), h.d}
-}
-
-func (h pathHandler) WithGroup(name string) slog.Handler {
-	return pathHandler{h.Handler.WithGroup(name), h.d}
+	}
+	return p.next.Log(keyvals...)
 }

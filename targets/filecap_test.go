@@ -2,12 +2,13 @@ package targets
 
 import (
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-kit/log"
 )
 
 const fileSDPath = `
@@ -74,7 +75,7 @@ func TestFileSDSizeCap(t *testing.T) {
 // Exactly the cap is read; one byte more is not.
 func TestCopyCappedBoundary(t *testing.T) {
 	dir := t.TempDir()
-	d := &cappedFile{cfg: &cappedFileSD{limit: 10}, dir: dir, logger: slog.New(slog.DiscardHandler),
+	d := &cappedFile{cfg: &cappedFileSD{limit: 10}, dir: dir, logger: log.NewNopLogger(),
 		copies: map[string]string{}, names: map[string]string{}, refused: map[string]bool{}}
 	src := filepath.Join(dir, "src.json")
 	for _, c := range []struct {
@@ -109,7 +110,7 @@ func BenchmarkFileSDOversized(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("capped", func(b *testing.B) {
-		d := &cappedFile{cfg: &cappedFileSD{limit: MaxFileSDBytes}, dir: dir, logger: slog.New(slog.DiscardHandler),
+		d := &cappedFile{cfg: &cappedFileSD{limit: MaxFileSDBytes}, dir: dir, logger: log.NewNopLogger(),
 			copies: map[string]string{}, names: map[string]string{}, refused: map[string]bool{}}
 		b.ReportAllocs()
 		for b.Loop() {

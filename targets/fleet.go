@@ -3,24 +3,27 @@ package targets
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/prometheus/discovery"
 	"github.com/prometheus/prometheus/discovery/targetgroup"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/logadapter"
 )
 
 // Fleet runs Prometheus's discovery manager for the config's
 // target_discovery entries and derives the running config: static and
 // discovered targets, deduplicated, then this shard's part of them.
 type Fleet struct {
-	logger   *slog.Logger
+	base     log.Logger // quiet: the discovery's lines go through it (logadapter.Slog)
+	logger   log.Logger // the Fleet's own lines: base, stamped
 	reg      prometheus.Registerer
 	shard    Shard
 	onChange func()
@@ -56,12 +59,18 @@ type EntrySummary struct {
 
 // NewFleet returns a Fleet for shard s; onChange is called (from the
 // discovery goroutine) whenever discovered groups change, and should
-// re-derive and apply the config.
-func NewFleet(logger *slog.Logger, reg prometheus.Registerer, s Shard, onChange func()) *Fleet {
+// re-derive and apply the config. base is the logger that
+// logadapter.Stamp stamps (it filters by level, and adds no timestamp
+// nor caller): the Fleet's lines and the discovery's get them there.
+func NewFleet(base log.Logger, reg prometheus.Registerer, s Shard, onChange func()) *Fleet {
+	if base == nil {
+		base = log.NewNopLogger()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	// Both loggers repeat at most once a minute: Derive runs at every
+	// Every line repeats at most once a minute: Derive runs at every
 	// update, and the discovery manager logs every failed read.
-	return &Fleet{logger: quiet(logger), reg: reg, shard: s, onChange: onChange, metrics: newMetrics(reg, s),
+	q := quiet(base)
+	return &Fleet{base: q, logger: logadapter.Stamp(q), reg: reg, shard: s, onChange: onChange, metrics: newMetrics(reg, s),
 		ctx: ctx, cancel: cancel, groups: map[string][]*targetgroup.Group{}, limited: map[string]int{}}
 }
 
@@ -82,7 +91,7 @@ func (f *Fleet) ApplyConfig(cfg *config.Config) error {
 	}
 	sets := map[string]discovery.Configs{}
 	for _, td := range cfg.TargetDiscovery {
-		sets[td.Name] = capFileSD(td.Name, td.SDConfigs, f.metrics.filesTooBig)
+		sets[td.Name] = capFileSD(td.Name, td.SDConfigs, f.metrics.filesTooBig, f.base)
 	}
 	for name := range f.entries { // a removed entry's count goes with it
 		if _, ok := sets[name]; !ok {
@@ -102,7 +111,7 @@ func (f *Fleet) start() error {
 	if err != nil {
 		return err
 	}
-	mgr := discovery.NewManager(f.ctx, f.logger, reg, sdMetrics, discovery.HTTPClientOptions(sdClientOptions()...))
+	mgr := discovery.NewManager(f.ctx, logadapter.Slog(f.base), reg, sdMetrics, discovery.HTTPClientOptions(sdClientOptions()...))
 	if mgr == nil { // it logged why (its metrics could not be registered)
 		return errors.New("cannot start the discovery manager")
 	}
@@ -149,7 +158,7 @@ func (f *Fleet) Derive(cfg *config.Config) *config.Config {
 	for _, td := range cfg.TargetDiscovery {
 		b := Build(td, groups[td.Name])
 		for _, err := range b.Errors {
-			f.logger.Warn("discovered target is invalid", "discovery", td.Name, "err", err)
+			level.Warn(f.logger).Log("msg", "discovered target is invalid", "discovery", td.Name, "err", err)
 		}
 		n, limit := 0, entryLimit(td)
 		for _, t := range b.Targets { // by name: the excess is the same on every replica

@@ -2,7 +2,6 @@ package targets
 
 import (
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/llm-prober/llm-prober/config"
@@ -57,7 +58,7 @@ type running struct {
 func startFleet(t *testing.T, cfg *config.Config, s Shard) *running {
 	t.Helper()
 	r := &running{reg: prometheus.NewRegistry(), cfg: cfg, out: make(chan *config.Config, 100)}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := level.NewFilter(log.NewLogfmtLogger(log.NewSyncWriter(os.Stderr)), level.AllowWarn())
 	r.fleet = NewFleet(logger, r.reg, s, func() { r.out <- r.fleet.Derive(r.cfg) })
 	if err := r.fleet.ApplyConfig(cfg); err != nil {
 		t.Fatal(err)

@@ -1,9 +1,9 @@
 package web
 
 import (
-	"log/slog"
 	"testing"
 
+	"github.com/go-kit/log"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/llm-prober/llm-prober/config"
@@ -15,7 +15,7 @@ func TestFleetLine(t *testing.T) {
 	if u.fleetLine() != "" {
 		t.Error("a line without a fleet")
 	}
-	u.o.Fleet = targets.NewFleet(slog.New(slog.DiscardHandler), prometheus.NewRegistry(), targets.Shard{Count: 4, Index: 1}, nil)
+	u.o.Fleet = targets.NewFleet(log.NewNopLogger(), prometheus.NewRegistry(), targets.Shard{Count: 4, Index: 1}, nil)
 	cfg := &config.Config{}
 	for i := range 1200 {
 		cfg.Targets = append(cfg.Targets, &config.Target{Name: thousands(i)})

@@ -12,7 +12,7 @@ import (
 
 // What an SRE sees at the default log level: a secret file that cannot be
 // read is warned about at load, a target that fails says why once, and
-// every line (the exporter toolkit's through the slog bridge too) has one
+// every line (the exporter toolkit's through logadapter.Slog too) has one
 // timestamp key.
 func TestLogsAtInfo(t *testing.T) {
 	dir := t.TempDir()

@@ -22,6 +22,7 @@ import (
 
 	"github.com/llm-prober/llm-prober/collector"
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/logadapter"
 	"github.com/llm-prober/llm-prober/internal/status"
 	"github.com/llm-prober/llm-prober/prober"
 	"github.com/llm-prober/llm-prober/targets"
@@ -119,7 +120,7 @@ func (f *proberFlags) run() int {
 	a.metrics = metrics
 	a.scheduler = prober.NewScheduler(logger, metrics, "llm-prober/"+version.Version, a.observe)
 	a.servers = collector.NewManager(logger)
-	a.fleet = targets.NewFleet(slogFrom(baseLogger), reg, shard, a.applyDiscovered)
+	a.fleet = targets.NewFleet(baseLogger, reg, shard, a.applyDiscovered)
 	// The running config's location is the one the series carry, so
 	// that /config and llm_prober_target_info show it.
 	a.flagLocation = f.location
@@ -145,7 +146,7 @@ func (f *proberFlags) run() int {
 
 	srv := &http.Server{Handler: a.routes(reg, metrics, f), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- toolkitweb.ListenAndServe(srv, f.web, slogFrom(baseLogger)) }()
+	go func() { serveErr <- toolkitweb.ListenAndServe(srv, f.web, logadapter.Slog(baseLogger)) }()
 
 	code := 0
 loop:

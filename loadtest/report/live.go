@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"net"
 	"net/http"
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/go-kit/log"
+	"github.com/go-kit/log/level"
+	"github.com/llm-prober/llm-prober/internal/logadapter"
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/exposition"
@@ -93,7 +96,7 @@ func LiveTarget(label string, fromConfig bool, t *config.Target) string {
 // target t under the label name until Stop; nil, nil when f asks for no
 // listener. hook, for tests, gets the first address once it serves and
 // again just before it closes.
-func StartLive(f *web.FlagConfig, t *config.Target, name string, slo summary.SLO, log io.Writer, hook func(addr string, closing bool)) (*Live, error) {
+func StartLive(f *web.FlagConfig, t *config.Target, name string, slo summary.SLO, logw io.Writer, hook func(addr string, closing bool)) (*Live, error) {
 	if !LiveWanted(f) {
 		return nil, nil
 	}
@@ -116,11 +119,11 @@ func StartLive(f *web.FlagConfig, t *config.Target, name string, slo summary.SLO
 		"ttft": slo.TTFT, "tpot": slo.TPOT, "e2el": slo.E2EL})
 
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.InstrumentMetricHandler(reg, exposition.Handler(reg, l.metrics, liveLogger{log})))
+	mux.Handle("/metrics", promhttp.InstrumentMetricHandler(reg, exposition.Handler(reg, l.metrics, liveLogger{logw})))
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "Healthy") })
 	l.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	// Warnings only: the toolkit's start-up lines would interleave with the progress.
-	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := logadapter.Slog(level.NewFilter(log.NewLogfmtLogger(log.NewSyncWriter(logw)), level.AllowWarn()))
 	if f.WebSystemdSocket != nil && *f.WebSystemdSocket {
 		go func() { l.served <- web.ListenAndServe(l.srv, f, logger) }()
 		l.addrs = []string{"systemd socket"}
@@ -142,7 +145,7 @@ func StartLive(f *web.FlagConfig, t *config.Target, name string, slo summary.SLO
 		}
 		go func() { l.served <- web.ServeMultiple(ls, l.srv, f, logger) }()
 	}
-	fmt.Fprintf(log, "live metrics of target %q on %v/metrics\n", name, l.addrs)
+	fmt.Fprintf(logw, "live metrics of target %q on %v/metrics\n", name, l.addrs)
 	if hook != nil {
 		hook(l.addrs[0], false)
 	}
@@ -150,8 +153,8 @@ func StartLive(f *web.FlagConfig, t *config.Target, name string, slo summary.SLO
 }
 
 // Stop closes the listener once the runs are over; a serving error is
-// written to log.
-func (l *Live) Stop(log io.Writer) {
+// written to logw.
+func (l *Live) Stop(logw io.Writer) {
 	if l == nil {
 		return
 	}
@@ -160,7 +163,7 @@ func (l *Live) Stop(log io.Writer) {
 	}
 	_ = l.srv.Close()
 	if err := <-l.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(log, "--web.listen-address: %v\n", err)
+		fmt.Fprintf(logw, "--web.listen-address: %v\n", err)
 	}
 }
 
