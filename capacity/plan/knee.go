@@ -1,7 +1,7 @@
 // Package plan is `llm-prober plan`: a capacity plan from the traffic a
 // server actually served, read from Prometheus (package promsource),
 // against a knee measured by `llm-prober bench --sweep`, with bench's own
-// formula (loadtest.NewPlan).
+// formula (capacity.NewPlan).
 package plan
 
 import (

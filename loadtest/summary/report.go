@@ -60,7 +60,7 @@ type Report struct {
 	// by request order (stages.go).
 	Shape  string
 	Stages []Stage
-	// Turns are a multi-turn run's figures by turn index (sessions.go).
+	// Turns are a multi-turn run's figures by turn index (turns.go).
 	Turns []TurnStats
 	// Latency from the schedule (open loop, schedule.go); Good,
 	// GoodputRate and GoodputPercent are those of Basis.

@@ -76,7 +76,7 @@ func TestReportMatchesPerRequestRecords(t *testing.T) {
 		t.Errorf("failed %d, report %d (%v); the mock rate-limits 5%%", failed, rep.Failed, rep.FailedBy)
 	}
 	// vllm bench's goodput counts from the send (on a busy machine the
-	// report's basis may be the schedule: schedule_test.go covers that).
+	// report's basis may be the schedule: conclusions_test.go covers that).
 	if good != rep.GoodSend || out != rep.TotalOutput {
 		t.Errorf("good %d vs %d, output tokens %d vs %d", good, rep.GoodSend, out, rep.TotalOutput)
 	}

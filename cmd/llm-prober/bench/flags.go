@@ -36,7 +36,7 @@ func NewCommand(app *kingpin.Application) *Command {
 	// The run's flags are those of run, bench's default subcommand, not
 	// bench's: `bench [flags]` still runs it (kingpin enters the default
 	// subcommand at a flag its parent lacks), while `bench compare` neither
-	// shows nor accepts them. bench's help lists them (usage.go).
+	// shows nor accepts them. bench's help lists them (cmd/llm-prober/usage.go).
 	b.runCmd = c.Command("run", "Run the benchmark (what `bench` alone does).").Default()
 	c = b.runCmd
 	c.Flag("url", "Base URL of the server (e.g. http://localhost:8000); or use --config.file and --target.").StringVar(&b.URL)
