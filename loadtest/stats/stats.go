@@ -22,7 +22,7 @@ type Stats struct {
 	P99Low, P99High float64
 	// Internal holds the percentiles the analysis needs (internalPercentiles)
 	// that were not asked for: Value finds them, reports do not print them.
-	Internal []Percentile
+	Internal []Percentile `json:"-"`
 }
 
 // internalPercentiles are computed whatever the user asks to see: the
