@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,16 +55,13 @@ func TestBenchHelpListsExitCodes(t *testing.T) {
 	}
 }
 
+// SIGINT and SIGTERM stop a run against a hung server: the requests in
+// flight are cancelled and counted, the partial report is printed and
+// written, and the exit code is 1.
 func TestBenchCLISignalStopsRun(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		var arrived atomic.Int64
-		url := mocktarget.Serve(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, r *http.Request) {
-			arrived.Add(1)
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(http.StatusOK)
-			w.(http.Flusher).Flush()
-			<-r.Context().Done()
-		})
+		url := mocktarget.Serve(t, mockvllm.DefaultOptions(), mocktarget.Hang(&arrived))
 		out := filepath.Join(t.TempDir(), "r.json")
 		cmd := exec.Command(binary, "bench", "--url", url, "--request-rate", "inf", "--num-prompts", "5", "--input-tokens", "8",
 			"--output-tokens", "2", "--progress", "off", "--output-json", out)

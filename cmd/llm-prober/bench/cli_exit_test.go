@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,20 +91,11 @@ func TestBenchCLISweepWithoutKneeFails(t *testing.T) {
 }
 
 // bench --help lists the exit codes and the idle timeout.
-// SIGINT and SIGTERM stop a run against a hung server: the requests in
-// flight are cancelled and counted, the partial report is printed and
-// written, and the exit code is 1.
 // An interrupted sweep still prints its table and writes the points run
 // so far, the interrupted one with its requests counted as cancelled.
 func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
 	var arrived atomic.Int64
-	url := mocktarget.Serve(t, mockvllm.DefaultOptions(), func(w http.ResponseWriter, r *http.Request) {
-		arrived.Add(1)
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-	})
+	url := mocktarget.Serve(t, mockvllm.DefaultOptions(), mocktarget.Hang(&arrived))
 	out := filepath.Join(t.TempDir(), "s.json")
 	app := kingpin.New("llm-prober", "")
 	b := NewCommand(app)

@@ -5,6 +5,7 @@ package mocktarget
 import (
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,4 +79,17 @@ func Serve(t testing.TB, o mockvllm.Options, chat http.HandlerFunc) string {
 	}))
 	t.Cleanup(func() { s.Close(); ts.Close() })
 	return ts.URL
+}
+
+// Hang answers a chat completion with a stream's headers and nothing
+// more until the client goes, counting the requests in arrived: a server
+// hung mid-request.
+func Hang(arrived *atomic.Int64) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}
 }
