@@ -123,7 +123,7 @@ func TestSlogAttrsAndLevels(t *testing.T) {
 	var buf bytes.Buffer
 	base := level.NewFilter(log.NewLogfmtLogger(&buf), level.AllowDebug())
 	lib := logadapter.Slog(base).With("discovery", "file").WithGroup("g").With("a", 1)
-	lib.Info("m", "b", "x", slog.Group("h", "c", 2), slog.Attr{}, slog.Group("", "d", 3), slog.Group("empty"))
+	lib.Info("m", "b", "x", slog.Group("h", "c", 2), slog.Attr{}, slog.Group("", "d", 3), slog.Group("empty")) //nolint:sloglint // mixed on purpose: libraries pass both
 	lib.Debug("not written")
 	lib.Log(context.Background(), slog.LevelWarn+2, "between warn and error")
 	lib.Log(context.Background(), slog.LevelError+4, "past error")
