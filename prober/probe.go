@@ -57,7 +57,9 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 		r.conn = rxConnFor(info.Conn)
 		r.conn.armHeaders()
 	}}
-	phaseHooks(ct, &r.Phases)
+	phases := &phaseRecorder{}
+	phaseHooks(ct, phases)
+	defer func() { r.Phases = phases.close() }()
 	ctx = httptrace.WithClientTrace(ctx, ct)
 	req, err := newRequest(ctx, t, m, id, userAgent)
 	if err != nil {

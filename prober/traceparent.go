@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/http/httptrace"
+	"sync"
 	"time"
 )
 
@@ -66,17 +67,49 @@ type Phases struct {
 	DNSDone, ConnectDone, TLSDone time.Time
 }
 
+// phaseRecorder collects the connection steps' times of one probe. The
+// transport may finish a dial after the request that started it has
+// ended (it dials in the background and keeps the connection for another
+// request): such late hooks must neither race the probe's reading of its
+// phases nor count for it, so they are dropped once the probe closes it.
+type phaseRecorder struct {
+	mu     sync.Mutex
+	p      Phases
+	closed bool
+}
+
+func (pr *phaseRecorder) set(f func(*Phases)) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if !pr.closed {
+		f(&pr.p)
+	}
+}
+
+// close returns the phases and drops every later hook.
+func (pr *phaseRecorder) close() Phases {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.closed = true
+	return pr.p
+}
+
 // phaseHooks adds the connection steps' times to ct.
-func phaseHooks(ct *httptrace.ClientTrace, p *Phases) {
-	ct.DNSDone = func(httptrace.DNSDoneInfo) { p.DNSDone = time.Now() }
+func phaseHooks(ct *httptrace.ClientTrace, pr *phaseRecorder) {
+	ct.DNSDone = func(httptrace.DNSDoneInfo) {
+		now := time.Now()
+		pr.set(func(p *Phases) { p.DNSDone = now })
+	}
 	ct.ConnectDone = func(_, _ string, err error) {
 		if err == nil {
-			p.ConnectDone = time.Now()
+			now := time.Now()
+			pr.set(func(p *Phases) { p.ConnectDone = now })
 		}
 	}
 	ct.TLSHandshakeDone = func(_ tls.ConnectionState, err error) {
 		if err == nil {
-			p.TLSDone = time.Now()
+			now := time.Now()
+			pr.set(func(p *Phases) { p.TLSDone = now })
 		}
 	}
 }
