@@ -230,17 +230,12 @@ func (rf *RunFile) String(k string) string {
 // different seeds (--num-runs) are the same workload.
 var seedSuffix = regexp.MustCompile(`, seed -?\d+$`)
 
-// workloadKeys are the settings two runs must share to be compared:
-// what is sent (prompt and output lengths, dataset), where (endpoint),
-// how (load), and what counts as good.
-var workloadKeys = []string{"llm_prober_workload", "backend", "llm_prober_mode", "request_rate", "burstiness",
-	"max_concurrency", "llm_prober_goodput_slo"}
 
 // WorkloadDiffs lists the settings in which a and b differ, as
 // "key: a vs b".
 func WorkloadDiffs(a, b *RunFile) []string {
 	var out []string
-	for _, k := range workloadKeys {
+	for _, k := range summary.WorkloadKeys {
 		va, vb := a.String(k), b.String(k)
 		same := va == vb
 		if k == "llm_prober_workload" {
