@@ -230,7 +230,6 @@ func (rf *RunFile) String(k string) string {
 // different seeds (--num-runs) are the same workload.
 var seedSuffix = regexp.MustCompile(`, seed -?\d+$`)
 
-
 // WorkloadDiffs lists the settings in which a and b differ, as
 // "key: a vs b".
 func WorkloadDiffs(a, b *RunFile) []string {
