@@ -13,7 +13,7 @@ import (
 // intervals cover and, under summary.MinRunsForCI runs, that they are weak.
 func WriteRuns(s *summary.RunsSummary, w io.Writer) {
 	fmt.Fprintf(w, "\n%s\n", textfmt.Center(fmt.Sprintf(" %d runs (seeds %s) ", s.Runs, seedList(s.Seeds)), '='))
-	fmt.Fprintf(w, "%-26s %12s %10s  %s\n", "Metric", "Mean", "Std", "95% CI of the mean over runs (Student t)")
+	fmt.Fprintf(w, "%-26s %12s %10s  %s\n", "Metric", "Mean", "Std", "95% CI of the mean (Student t)")
 	clipped := false
 	for _, r := range s.Rows {
 		ci := "n/a"
