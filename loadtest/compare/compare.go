@@ -51,12 +51,12 @@ type CompareRow struct {
 
 // Comparison is `bench compare`'s result.
 type Comparison struct {
-	Base          string       `json:"base"`
-	New           string       `json:"new"`
-	Alpha         float64      `json:"alpha"`
-	WorkloadDiffs []string     `json:"workload_differences,omitempty"`
-	Notes         []string     `json:"notes,omitempty"` // differences that do not stop a comparison
-	Forced        bool         `json:"forced,omitempty"`
+	Base          string   `json:"base"`
+	New           string   `json:"new"`
+	Alpha         float64  `json:"alpha"`
+	WorkloadDiffs []string `json:"workload_differences,omitempty"`
+	Notes         []string `json:"notes,omitempty"` // differences that do not stop a comparison
+	Forced        bool     `json:"forced,omitempty"`
 	// Mode is "runs" (two --num-runs summaries, tested across runs) or
 	// "single" (two single runs, tested across their requests).
 	Mode         string `json:"mode"`
@@ -78,7 +78,6 @@ type Comparison struct {
 const singleRunWarning = "run-to-run variation is unknown: each side is one run, and runs of the same configuration " +
 	"differ (host load, server state, the prompts drawn) by more than their requests' noise; the tests cover the " +
 	"requests' noise only. Compare two --num-runs summaries (5 runs or more each) to test across runs"
-
 
 // Compare compares new against base at significance level alpha and
 // checks the thresholds (keys from ParseThresholds).
