@@ -148,14 +148,13 @@ func compareLatency(rows map[string]*CompareRow, base, nw *resultfile.RunFile, f
 	if ga, gb := grouped(base, f), grouped(nw, f); ga != nil && gb != nil {
 		diffs = stats.BlockDiffs(ga, gb, latencyStats, alpha)
 	}
-	ps := []float64{50, 90, 99}
-	bv, nv := stats.ExactStats(sortedCopy(samples(base, f)), ps), stats.ExactStats(sortedCopy(samples(nw, f)), ps)
+	a, b := sortedCopy(samples(base, f)), sortedCopy(samples(nw, f))
 	for i, s := range summary.CompareStats {
 		r := rows[s+"_"+f+"_ms"]
 		if f == "itl" { // the run's ITL is over every gap: its aggregate keys
 			r.set(itlValue(base, r.Key), itlValue(nw, r.Key))
 		} else {
-			r.set(sampleStat(bv, s), sampleStat(nv, s))
+			r.set(sortedStat(a, s), sortedStat(b, s))
 		}
 		if diffs != nil && !math.IsNaN(diffs[i].Lo) {
 			q := diffs[i]
@@ -226,16 +225,17 @@ func (r *CompareRow) Check(t Threshold) string {
 	return ""
 }
 
-// sampleStat is statistic s (mean, p50, …) of st, none for an empty
-// sample (exactStats gives 0s there: an all-failed run is not fast).
-func sampleStat(st stats.Stats, s string) float64 {
+// sortedStat is statistic s (mean, p50, …) of sorted x, none for an
+// empty sample (an all-failed run is not fast).
+func sortedStat(x []float64, s string) float64 {
 	switch {
-	case st.Count == 0:
+	case len(x) == 0:
 		return math.NaN()
 	case s == "mean":
-		return st.Mean
+		m, _ := stats.MeanStd(x)
+		return m
 	}
-	return st.Value(must(strconv.ParseFloat(s[1:], 64)))
+	return stats.QuantileSorted(x, must(strconv.ParseFloat(s[1:], 64)))
 }
 
 // itlValue is ITL key k of rf: its aggregate key, none when no request

@@ -86,19 +86,27 @@ func drawBlocks(rng *rand.Rand, w []int32) {
 	l := BlockLen(n)
 	for left := n; left > 0; left -= l {
 		s := rng.IntN(n)
-		for k := range min(l, left) {
-			w[(s+k)%n]++
+		k := min(l, left)
+		for i := s; i < min(s+k, n); i++ {
+			w[i]++
+		}
+		for i := range s + k - n { // the block wraps past the end
+			w[i]++
 		}
 	}
 }
 
-// stat is the mean (p < 0) or percentile p (numpy's linear method) of
-// the pooled values, request i counted w[i] times.
-func (g *Grouped) stat(w []int32, p float64) float64 {
-	var total int64
+// weight is the number of values in a resample, request i counted w[i] times.
+func (g *Grouped) weight(w []int32) (total int64) {
 	for i, c := range g.cnt {
 		total += int64(w[i]) * int64(c)
 	}
+	return total
+}
+
+// stat is the mean (p < 0) or percentile p (numpy's linear method) of
+// the pooled values, request i counted w[i] times, total of them.
+func (g *Grouped) stat(w []int32, total int64, p float64) float64 {
 	if total == 0 {
 		return math.NaN()
 	}
@@ -147,13 +155,18 @@ func (g *Grouped) Stat(p float64) float64 {
 	for i := range w {
 		w[i] = 1
 	}
-	return g.stat(w, p)
+	return g.stat(w, g.weight(w), p)
 }
 
-// resamples is how many block resamples an interval over values gets.
-func resamples(values int) int {
-	return min(maxResamples, max(minResamples, blockWork/max(values, 1)))
+// resamples is how many block resamples an interval over values gets,
+// at most most.
+func resamples(values, most int) int {
+	return min(most, max(minResamples, blockWork/max(values, 1)))
 }
+
+// diffResamples caps a comparison's resamples: a test at alpha 0.05
+// needs its tail, not the 2,000 an interval's endpoints get.
+const diffResamples = 1000
 
 // BlockQuantileCI is the 95 % block-bootstrap interval of percentile p
 // of ordered, one value per request in time order: the sampling error
@@ -168,10 +181,10 @@ func BlockQuantileCI(ordered []float64, p float64, seed uint64) (lo, hi float64)
 	g.finish()
 	rng := rand.New(rand.NewPCG(seed, uint64(len(ordered))))
 	w := make([]int32, len(g.cnt))
-	reps := make([]float64, resamples(len(g.vals)))
+	reps := make([]float64, resamples(len(g.vals), maxResamples))
 	for i := range reps {
 		drawBlocks(rng, w)
-		reps[i] = g.stat(w, p)
+		reps[i] = g.stat(w, int64(len(w)), p) // one value per request
 	}
 	slices.Sort(reps)
 	a := (1 - CILevel) / 2 * 100
@@ -196,11 +209,12 @@ func BlockDiffs(a, b *Grouped, ps []float64, alpha float64) []QuantileDiff {
 	rng := rand.New(rand.NewPCG(31, 3))
 	wa, wb := make([]int32, a.Requests()), make([]int32, b.Requests())
 	diffs := make([][]float64, len(ps))
-	for range resamples(a.Values() + b.Values()) {
+	for range resamples(a.Values()+b.Values(), diffResamples) {
 		drawBlocks(rng, wa)
 		drawBlocks(rng, wb)
+		ta, tb := a.weight(wa), b.weight(wb)
 		for i, p := range ps {
-			if d := b.stat(wb, p) - a.stat(wa, p); !math.IsNaN(d) {
+			if d := b.stat(wb, tb, p) - a.stat(wa, ta, p); !math.IsNaN(d) {
 				diffs[i] = append(diffs[i], d)
 			}
 		}
