@@ -90,3 +90,4 @@ func TestCompareITLTailRegression(t *testing.T) {
 		t.Errorf("text:\n%s", buf.String())
 	}
 }
+
