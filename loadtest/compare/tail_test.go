@@ -90,4 +90,3 @@ func TestCompareITLTailRegression(t *testing.T) {
 		t.Errorf("text:\n%s", buf.String())
 	}
 }
-
