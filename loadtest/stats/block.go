@@ -96,26 +96,32 @@ func drawBlocks(rng *rand.Rand, w []int32) {
 	}
 }
 
-// weight is the number of values in a resample, request i counted w[i] times.
-func (g *Grouped) weight(w []int32) (total int64) {
+// resample is one resample's weights: request i counted w[i] times,
+// total values, their sum.
+type resample struct {
+	w     []int32
+	total int64
+	sum   float64
+}
+
+// weigh fills r's total and sum from its weights, in one pass.
+func (g *Grouped) weigh(r *resample) {
+	r.total, r.sum = 0, 0
 	for i, c := range g.cnt {
-		total += int64(w[i]) * int64(c)
+		r.total += int64(r.w[i]) * int64(c)
+		r.sum += float64(r.w[i]) * g.sum[i]
 	}
-	return total
 }
 
 // stat is the mean (p < 0) or percentile p (numpy's linear method) of
-// the pooled values, request i counted w[i] times, total of them.
-func (g *Grouped) stat(w []int32, total int64, p float64) float64 {
+// the resample's pooled values.
+func (g *Grouped) stat(r *resample, p float64) float64 {
+	w, total := r.w, r.total
 	if total == 0 {
 		return math.NaN()
 	}
 	if p < 0 {
-		var s float64
-		for i, v := range g.sum {
-			s += float64(w[i]) * v
-		}
-		return s / float64(total)
+		return r.sum / float64(total)
 	}
 	pos := float64(total-1) * p / 100
 	k := int64(math.Floor(pos))
@@ -151,11 +157,12 @@ func (g *Grouped) rank(w []int32, k, total int64) float64 {
 // Stat is the mean (p < 0) or percentile p of every value.
 func (g *Grouped) Stat(p float64) float64 {
 	g.finish()
-	w := make([]int32, len(g.cnt))
-	for i := range w {
-		w[i] = 1
+	r := &resample{w: make([]int32, len(g.cnt))}
+	for i := range r.w {
+		r.w[i] = 1
 	}
-	return g.stat(w, g.weight(w), p)
+	g.weigh(r)
+	return g.stat(r, p)
 }
 
 // resamples is how many block resamples an interval over values gets,
@@ -180,11 +187,12 @@ func BlockQuantileCI(ordered []float64, p float64, seed uint64) (lo, hi float64)
 	g := GroupedOf(ordered)
 	g.finish()
 	rng := rand.New(rand.NewPCG(seed, uint64(len(ordered))))
-	w := make([]int32, len(g.cnt))
+	r := &resample{w: make([]int32, len(g.cnt))}
 	reps := make([]float64, resamples(len(g.vals), maxResamples))
 	for i := range reps {
-		drawBlocks(rng, w)
-		reps[i] = g.stat(w, int64(len(w)), p) // one value per request
+		drawBlocks(rng, r.w)
+		r.total = int64(len(r.w)) // one value per request; the mean is not asked
+		reps[i] = g.stat(r, p)
 	}
 	slices.Sort(reps)
 	a := (1 - CILevel) / 2 * 100
@@ -207,14 +215,15 @@ func BlockDiffs(a, b *Grouped, ps []float64, alpha float64) []QuantileDiff {
 		return out
 	}
 	rng := rand.New(rand.NewPCG(31, 3))
-	wa, wb := make([]int32, a.Requests()), make([]int32, b.Requests())
+	ra, rb := &resample{w: make([]int32, a.Requests())}, &resample{w: make([]int32, b.Requests())}
 	diffs := make([][]float64, len(ps))
 	for range resamples(a.Values()+b.Values(), diffResamples) {
-		drawBlocks(rng, wa)
-		drawBlocks(rng, wb)
-		ta, tb := a.weight(wa), b.weight(wb)
+		drawBlocks(rng, ra.w)
+		drawBlocks(rng, rb.w)
+		a.weigh(ra)
+		b.weigh(rb)
 		for i, p := range ps {
-			if d := b.stat(wb, tb, p) - a.stat(wa, ta, p); !math.IsNaN(d) {
+			if d := b.stat(rb, p) - a.stat(ra, p); !math.IsNaN(d) {
 				diffs[i] = append(diffs[i], d)
 			}
 		}

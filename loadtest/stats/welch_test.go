@@ -1,7 +1,9 @@
 package stats
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -79,5 +81,23 @@ func TestGroupedStats(t *testing.T) {
 	}
 	if BlockLen(1000) != 32 || BlockLen(1) != 1 || BlockLen(0) != 1 {
 		t.Errorf("block lengths %d %d", BlockLen(1000), BlockLen(1))
+	}
+}
+
+// BenchmarkBlockDiffs is compare's block bootstrap of mean, p50, p90
+// and p99 over two runs of n requests each (one value a request).
+func BenchmarkBlockDiffs(b *testing.B) {
+	for _, n := range []int{40_000, 1_000_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			x, y := make([]float64, n), make([]float64, n)
+			for i := range x {
+				x[i], y[i] = rng.ExpFloat64(), rng.ExpFloat64()
+			}
+			ga, gb := GroupedOf(x), GroupedOf(y)
+			for b.Loop() {
+				BlockDiffs(ga, gb, []float64{-1, 50, 90, 99}, 0.05)
+			}
+		})
 	}
 }
