@@ -16,7 +16,7 @@ func TestUncertaintySaysSamplingOnly(t *testing.T) {
 	for i := range x {
 		x[i] = float64(i % 97)
 	}
-	st := stats.ExactStats(x, []float64{50, 99})
+	st := stats.ExactStatsCI(x, []float64{50, 99})
 	rep := &summary.Report{Completed: 400, TTFT: st, TPOT: st, E2EL: st}
 	var buf bytes.Buffer
 	WriteUncertainty(rep, &buf)

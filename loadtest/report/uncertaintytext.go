@@ -23,7 +23,7 @@ func ciText(st stats.Stats) string {
 func WriteUncertainty(rep *summary.Report, w io.Writer) {
 	fmt.Fprintf(w, "p99 %.0f%% CI (ms, bootstrap): TTFT %s, TPOT %s, E2EL %s (%d requests)\n", stats.CILevel*100,
 		ciText(rep.TTFT), ciText(rep.TPOT), ciText(rep.E2EL), rep.Completed+rep.Failed)
-	if rep.TTFT.Count >= 2 {
+	if !math.IsNaN(rep.TTFT.P99Low) {
 		fmt.Fprintf(w, "  this run's sampling error only (blocks of %d neighbouring requests resampled); "+
 			"run-to-run variation is not in it: --num-runs %d measures it\n", stats.BlockLen(rep.TTFT.Count), summary.MinRunsForCI)
 	}

@@ -48,11 +48,19 @@ type Percentile struct {
 	Value float64
 }
 
-// ExactStats computes Stats of values (milliseconds, in time order: the
-// p99 interval resamples blocks of neighbours); it sorts values.
+// ExactStatsCI is ExactStats with the p99 interval: values are in time
+// order (the interval resamples blocks of neighbours, O(n) each).
+func ExactStatsCI(values []float64, ps []float64) Stats {
+	lo, hi := BlockQuantileCI(values, 99, 0x703939)
+	s := ExactStats(values, ps)
+	s.P99Low, s.P99High = lo, hi
+	return s
+}
+
+// ExactStats computes Stats of values (milliseconds), without the p99
+// interval (NaN); it sorts values.
 func ExactStats(values []float64, ps []float64) Stats {
-	s := Stats{Count: len(values), Exact: true}
-	s.P99Low, s.P99High = BlockQuantileCI(values, 99, 0x703939)
+	s := Stats{Count: len(values), Exact: true, P99Low: math.NaN(), P99High: math.NaN()}
 	slices.Sort(values)
 	if len(values) > 0 {
 		s.Mean, s.Std = MeanStd(values)
