@@ -90,3 +90,29 @@ func TestCompareITLTailRegression(t *testing.T) {
 		t.Errorf("text:\n%s", buf.String())
 	}
 }
+
+// Past resultfile.MaxGaps gaps a file's gaps are not kept (memory stays
+// bounded): the ITL rows go untested and the comparison says why.
+func TestCompareGapsBeyondCap(t *testing.T) {
+	even := func(rng *rand.Rand) []float64 {
+		g := make([]float64, 50)
+		for i := range g {
+			g[i] = 5 + rng.Float64()
+		}
+		return g
+	}
+	path := writeGapsFile(t, "big.json", 1, 40, even)
+	defer func(n int) { resultfile.MaxGaps = n }(resultfile.MaxGaps)
+	resultfile.MaxGaps = 1000 // 40 requests × 50 gaps exceed it
+	big := readRun(t, path)
+	if !big.GapsDropped || len(big.Gaps) != 0 || len(big.ITLMean) != 40 {
+		t.Fatalf("dropped %v, %d gaps kept, %d means", big.GapsDropped, len(big.Gaps), len(big.ITLMean))
+	}
+	c := Compare(big, big, 0.05, nil)
+	if r := c.Row("p99_itl_ms"); r.Test != "none" || r.Base == nil {
+		t.Errorf("p99 ITL without gaps: %+v", r)
+	}
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "ITL untested: a file holds over 1000 inter-token gaps") {
+		t.Errorf("warnings: %s", w)
+	}
+}
