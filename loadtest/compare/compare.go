@@ -30,12 +30,14 @@ type CompareRow struct {
 	New          *float64 `json:"new"`
 	Delta        *float64 `json:"delta"`
 	DeltaPercent *float64 `json:"delta_percent"`
-	// Test is mann-whitney, bootstrap, two-proportion, or none (one
-	// number per run: nothing to test it against).
+	// Test is block-bootstrap (latencies of single runs), welch-t
+	// (--num-runs summaries: across the runs' values), two-proportion
+	// (shares of single runs), or none (one number per run: nothing to
+	// test it against).
 	Test   string   `json:"test"`
 	PValue *float64 `json:"p_value"`
-	// CILow, CIHigh bound the bootstrap's difference (new − base) at
-	// the comparison's confidence.
+	// CILow, CIHigh bound the difference (new − base) at the
+	// comparison's confidence.
 	CILow       *float64 `json:"ci_low,omitempty"`
 	CIHigh      *float64 `json:"ci_high,omitempty"`
 	Significant bool     `json:"significant"`
@@ -49,31 +51,45 @@ type CompareRow struct {
 
 // Comparison is `bench compare`'s result.
 type Comparison struct {
-	Base          string       `json:"base"`
-	New           string       `json:"new"`
-	Alpha         float64      `json:"alpha"`
-	WorkloadDiffs []string     `json:"workload_differences,omitempty"`
-	Notes         []string     `json:"notes,omitempty"` // differences that do not stop a comparison
-	Forced        bool         `json:"forced,omitempty"`
-	BaseRequests  int          `json:"base_requests"`
-	NewRequests   int          `json:"new_requests"`
-	Rows          []CompareRow `json:"metrics"`
-	Regressions   []string     `json:"regressions"`
+	Base          string   `json:"base"`
+	New           string   `json:"new"`
+	Alpha         float64  `json:"alpha"`
+	WorkloadDiffs []string `json:"workload_differences,omitempty"`
+	Notes         []string `json:"notes,omitempty"` // differences that do not stop a comparison
+	Forced        bool     `json:"forced,omitempty"`
+	// Mode is "runs" (two --num-runs summaries, tested across runs) or
+	// "single" (two single runs, tested across their requests).
+	Mode         string `json:"mode"`
+	BaseRuns     int    `json:"base_runs"`
+	NewRuns      int    `json:"new_runs"`
+	BaseRequests int    `json:"base_requests"`
+	NewRequests  int    `json:"new_requests"`
+	// BaseSendLagP99, NewSendLagP99: each run's p99 send lag in ms (how
+	// late the client sent): a client that lagged in one run only makes
+	// the runs differ for a reason that is not the server.
+	BaseSendLagP99 []float64    `json:"base_send_lag_p99_ms"`
+	NewSendLagP99  []float64    `json:"new_send_lag_p99_ms"`
+	Warnings       []string     `json:"warnings"`
+	Rows           []CompareRow `json:"metrics"`
+	Regressions    []string     `json:"regressions"`
 }
+
+// singleRunWarning says what a comparison of two single runs cannot know.
+const singleRunWarning = "run-to-run variation is unknown: each side is one run, and runs of the same configuration " +
+	"differ (host load, server state, the prompts drawn) by more than their requests' noise; the tests cover the " +
+	"requests' noise only. Compare two --num-runs summaries (5 runs or more each) to test across runs"
 
 // Compare compares new against base at significance level alpha and
 // checks the thresholds (keys from ParseThresholds).
 func Compare(base, nw *resultfile.RunFile, alpha float64, ts []Threshold) *Comparison {
 	c := &Comparison{Base: base.Path, New: nw.Path, Alpha: alpha, WorkloadDiffs: resultfile.WorkloadDiffs(base, nw),
-		Notes:        resultfile.InfoDiffs(base, nw),
-		BaseRequests: base.Measured, NewRequests: nw.Measured, Regressions: []string{}}
-	ms := summary.Metrics()
-	c.Rows = make([]CompareRow, 0, len(ms)) // rows points into it: no reallocation
-	rows := map[string]*CompareRow{}
-	for _, m := range ms {
-		c.Rows = append(c.Rows, CompareRow{Key: m.Key, Unit: m.Unit, Test: "none", higherWorse: m.HigherWorse})
-		rows[m.Key] = &c.Rows[len(c.Rows)-1]
+		Notes: resultfile.InfoDiffs(base, nw), Mode: "single", BaseRuns: 1, NewRuns: 1,
+		BaseRequests: base.Measured, NewRequests: nw.Measured, Regressions: []string{},
+		BaseSendLagP99: lagP99(base), NewSendLagP99: lagP99(nw), Warnings: []string{singleRunWarning}}
+	if base.GapsDropped || nw.GapsDropped {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("ITL untested: a file holds over %d inter-token gaps, too many to keep", resultfile.MaxGaps))
 	}
+	rows := c.newRows()
 	for _, f := range summary.CompareFamilies {
 		compareLatency(rows, base, nw, f, alpha)
 	}
@@ -83,55 +99,107 @@ func Compare(base, nw *resultfile.RunFile, alpha float64, ts []Threshold) *Compa
 		rows["goodput"].setShares(base.Good, base.Measured, nw.Good, nw.Measured)
 	}
 	rows["failed_percent"].setShares(base.Failed, base.Measured, nw.Failed, nw.Measured)
+	c.finish(rows, ts)
+	return c
+}
+
+// newRows makes a row per metric, untested, and indexes them by key.
+func (c *Comparison) newRows() map[string]*CompareRow {
+	ms := summary.Metrics()
+	c.Rows = make([]CompareRow, 0, len(ms)) // rows points into it: no reallocation
+	rows := map[string]*CompareRow{}
+	for _, m := range ms {
+		c.Rows = append(c.Rows, CompareRow{Key: m.Key, Unit: m.Unit, Test: "none", higherWorse: m.HigherWorse})
+		rows[m.Key] = &c.Rows[len(c.Rows)-1]
+	}
+	return rows
+}
+
+// finish judges every row and applies the thresholds.
+func (c *Comparison) finish(rows map[string]*CompareRow, ts []Threshold) {
 	for i := range c.Rows {
-		c.Rows[i].judge(alpha)
+		c.Rows[i].judge(c.Alpha)
 	}
 	for _, t := range ts {
 		if msg := rows[t.Key].Check(t); msg != "" {
 			c.Regressions = append(c.Regressions, msg)
 		}
 	}
-	return c
 }
 
+// lagP99 is rf's p99 send lag as a one-element list (none in closed loop).
+func lagP99(rf *resultfile.RunFile) []float64 {
+	if len(rf.SendLag) == 0 {
+		return []float64{}
+	}
+	return []float64{stats.QuantileSorted(sortedCopy(rf.SendLag), 99)}
+}
+
+// latencyStats are the statistics of CompareStats as BlockDiffs reads
+// them: −1 for the mean, else the percentile.
+var latencyStats = []float64{-1, 50, 90, 99}
+
 // compareLatency fills the rows of latency family f (ttft, tpot, itl,
-// e2el): values, and the test of each on the requests.
+// e2el): values, and the block bootstrap of each difference over the
+// requests in time order (ITL: over their pooled gaps, so a tail-only
+// stall moves p99 ITL's test, not just its value).
 func compareLatency(rows map[string]*CompareRow, base, nw *resultfile.RunFile, f string, alpha float64) {
-	samples := func(rf *resultfile.RunFile) []float64 {
-		switch f {
-		case "ttft":
-			return rf.TTFT
-		case "tpot":
-			return rf.TPOT
-		case "e2el":
-			return rf.E2EL
-		}
-		return rf.ITLMean
+	var diffs []stats.QuantileDiff
+	if ga, gb := grouped(base, f), grouped(nw, f); ga != nil && gb != nil {
+		diffs = stats.BlockDiffs(ga, gb, latencyStats, alpha)
 	}
-	ps := []float64{50, 90, 99}
-	a, b := sortedCopy(samples(base)), sortedCopy(samples(nw))
-	_, p := stats.MannWhitney(a, b)
-	var boot []stats.QuantileDiff
-	if f != "itl" { // ITL's percentiles are over gaps, the samples per request
-		boot = stats.BootstrapQuantileDiffs(a, b, ps, alpha)
-	}
-	bv, nv := stats.ExactStats(a, ps), stats.ExactStats(b, ps)
-	for _, s := range summary.CompareStats {
+	a, b := sortedCopy(samples(base, f)), sortedCopy(samples(nw, f))
+	for i, s := range summary.CompareStats {
 		r := rows[s+"_"+f+"_ms"]
 		if f == "itl" { // the run's ITL is over every gap: its aggregate keys
 			r.set(itlValue(base, r.Key), itlValue(nw, r.Key))
 		} else {
-			r.set(sampleStat(bv, s), sampleStat(nv, s))
+			r.set(sortedStat(a, s), sortedStat(b, s))
 		}
-		switch {
-		case len(a) == 0 || len(b) == 0:
-		case s == "mean" || s == "p50" || boot == nil:
-			r.Test, r.PValue = "mann-whitney", summary.Num(p)
-		default:
-			q := boot[slices.Index(ps, must(strconv.ParseFloat(s[1:], 64)))]
-			r.Test, r.PValue, r.CILow, r.CIHigh = "bootstrap", summary.Num(q.PValue), summary.Num(q.Lo), summary.Num(q.Hi)
+		if diffs != nil && !math.IsNaN(diffs[i].Lo) {
+			q := diffs[i]
+			r.Test, r.PValue, r.CILow, r.CIHigh = "block-bootstrap", summary.Num(q.PValue), summary.Num(q.Lo), summary.Num(q.Hi)
 		}
 	}
+}
+
+// samples is family f's per-request values of rf, in time order.
+func samples(rf *resultfile.RunFile, f string) []float64 {
+	switch f {
+	case "ttft":
+		return rf.TTFT
+	case "tpot":
+		return rf.TPOT
+	case "e2el":
+		return rf.E2EL
+	}
+	return rf.ITLMean
+}
+
+// grouped is family f of rf as the block bootstrap reads it: a value per
+// request, or for ITL each request's gaps; nil without two requests (or
+// with the gaps dropped).
+func grouped(rf *resultfile.RunFile, f string) *stats.Grouped {
+	if f != "itl" {
+		if len(samples(rf, f)) < 2 {
+			return nil
+		}
+		return stats.GroupedOf(samples(rf, f))
+	}
+	if len(rf.GapCounts) < 2 {
+		return nil
+	}
+	g, at := &stats.Grouped{}, 0
+	buf := []float64{}
+	for _, c := range rf.GapCounts {
+		buf = buf[:0]
+		for _, v := range rf.Gaps[at : at+int(c)] {
+			buf = append(buf, float64(v))
+		}
+		at += int(c)
+		g.Add(buf...)
+	}
+	return g
 }
 
 // setShares sets a share of requests (k of n, in %) and its test.
@@ -157,16 +225,17 @@ func (r *CompareRow) Check(t Threshold) string {
 	return ""
 }
 
-// sampleStat is statistic s (mean, p50, …) of st, none for an empty
-// sample (exactStats gives 0s there: an all-failed run is not fast).
-func sampleStat(st stats.Stats, s string) float64 {
+// sortedStat is statistic s (mean, p50, …) of sorted x, none for an
+// empty sample (an all-failed run is not fast).
+func sortedStat(x []float64, s string) float64 {
 	switch {
-	case st.Count == 0:
+	case len(x) == 0:
 		return math.NaN()
 	case s == "mean":
-		return st.Mean
+		m, _ := stats.MeanStd(x)
+		return m
 	}
-	return st.Value(must(strconv.ParseFloat(s[1:], 64)))
+	return stats.QuantileSorted(x, must(strconv.ParseFloat(s[1:], 64)))
 }
 
 // itlValue is ITL key k of rf: its aggregate key, none when no request

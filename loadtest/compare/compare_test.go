@@ -71,7 +71,7 @@ func readRun(t *testing.T, path string) *resultfile.RunFile {
 const testWorkload = "synthetic: 10 input tokens, 5 output tokens, seed 1"
 
 // A TTFT 30 ms higher out of 20 ms of noise is a significant regression
-// of p99 (bootstrap) and the mean (Mann–Whitney), beyond 10 %; the same
+// of p99 and the mean (block bootstrap), beyond 10 %; the same
 // run against itself is no regression at any threshold.
 func TestCompareRegression(t *testing.T) {
 	slo := summary.SLO{TTFT: 125 * time.Millisecond}
@@ -99,10 +99,10 @@ func TestCompareRegression(t *testing.T) {
 		t.Errorf("regressions %q, want %s", got, want)
 	}
 	p99 := c.Row("p99_ttft_ms")
-	if p99.Test != "bootstrap" || !p99.Significant || !p99.Worse || *p99.CILow < 10 || *p99.DeltaPercent < 10 {
+	if p99.Test != "block-bootstrap" || !p99.Significant || !p99.Worse || *p99.CILow < 10 || *p99.DeltaPercent < 10 {
 		t.Errorf("p99 TTFT row: %+v", p99)
 	}
-	if r := c.Row("mean_itl_ms"); r.Test != "mann-whitney" || r.Base == nil || r.Significant {
+	if r := c.Row("mean_itl_ms"); r.Test != "block-bootstrap" || r.Base == nil || r.Significant {
 		t.Errorf("ITL unchanged: %+v", r)
 	}
 	if r := c.Row("goodput"); *r.Base != 100 || *r.New > 40 || r.Test != "two-proportion" {

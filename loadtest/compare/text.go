@@ -11,7 +11,17 @@ import (
 // WriteText prints the comparison: what differs in the workloads, one
 // line per metric, then the verdict on the thresholds.
 func (c *Comparison) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "Base: %s (%d measured requests)\nNew:  %s (%d measured requests)\n", c.Base, c.BaseRequests, c.New, c.NewRequests)
+	if c.Mode == "runs" {
+		fmt.Fprintf(w, "Base: %s (%d runs)\nNew:  %s (%d runs)\n", c.Base, c.BaseRuns, c.New, c.NewRuns)
+	} else {
+		fmt.Fprintf(w, "Base: %s (%d measured requests)\nNew:  %s (%d measured requests)\n", c.Base, c.BaseRequests, c.New, c.NewRequests)
+	}
+	if len(c.BaseSendLagP99)+len(c.NewSendLagP99) > 0 {
+		fmt.Fprintf(w, "Send lag p99 (ms, how late the client sent): base %s, new %s\n", lagList(c.BaseSendLagP99), lagList(c.NewSendLagP99))
+	}
+	for _, m := range c.Warnings {
+		fmt.Fprintln(w, "WARNING: "+m)
+	}
 	for _, n := range c.Notes {
 		fmt.Fprintln(w, "Note: the runs differ in "+n)
 	}
@@ -57,12 +67,29 @@ func (c *Comparison) WriteText(w io.Writer) {
 			d, dp, r.Test, p, strings.Join(notes, "; "))
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
-	fmt.Fprintf(w, "Tests: Mann–Whitney U on the requests (ITL: each request's mean gap), bootstrap of the percentile "+
-		"difference, two-proportion z; two-sided, significant at p < %g. Throughputs are one number per run: no test.\n", c.Alpha)
+	if c.Mode == "runs" {
+		fmt.Fprintf(w, "Tests: Welch's t across the runs (each run's value of the metric); two-sided, significant at p < %g.\n", c.Alpha)
+	} else {
+		fmt.Fprintf(w, "Tests: block bootstrap of the difference (mean, percentile) over the requests in time order, blocks of "+
+			"√n neighbours (ITL: their pooled gaps, so the tail is tested on the tail), two-proportion z for shares; two-sided, "+
+			"significant at p < %g. Throughputs are one number per run: no test.\n", c.Alpha)
+	}
 	if len(c.Regressions) > 0 {
 		fmt.Fprintln(w, "Regressions:")
 		for _, s := range c.Regressions {
 			fmt.Fprintln(w, "  "+s)
 		}
 	}
+}
+
+// lagList prints send lags in ms, "n/a" for none (closed loop).
+func lagList(x []float64) string {
+	if len(x) == 0 {
+		return "n/a"
+	}
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = fmt.Sprintf("%.1f", v)
+	}
+	return strings.Join(parts, ", ")
 }

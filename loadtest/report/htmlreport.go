@@ -140,7 +140,7 @@ func (rv *RunView) page() htmlRun {
 	for _, p := range ps {
 		hr.StatsHead = append(hr.StatsHead, "p"+textfmt.PercentileName(p.P))
 	}
-	hr.StatsHead = append(hr.StatsHead, "p99 95% CI")
+	hr.StatsHead = append(hr.StatsHead, "p99 95% CI (this run's sampling error only)")
 	for _, m := range []struct {
 		name string
 		s    stats.Stats

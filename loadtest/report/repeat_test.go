@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -45,5 +46,40 @@ func TestSummarizeRuns(t *testing.T) {
 	WriteRuns(s, &buf)
 	if !strings.Contains(buf.String(), "3 runs (seeds 0, 1, 2)") || !strings.Contains(buf.String(), "[7.03, 16.97]") {
 		t.Errorf("text:\n%s", buf.String())
+	}
+}
+
+// Issue 31: three runs with goodput 100, 100 and 80 % gave [69.6, 108.4]
+// style intervals, and a p99 ITL of 10, 12 and 60 ms one below zero.
+// The between-run interval is clipped to the metric's range, says so,
+// and three runs are flagged weak (text and JSON).
+func TestSummarizeRunsClipsAndWarns(t *testing.T) {
+	var reps []*summary.Report
+	for i, good := range []float64{100, 100, 80} {
+		itl := stats.ExactStats([]float64{[]float64{10, 12, 60}[i]}, []float64{99})
+		reps = append(reps, &summary.Report{SLO: summary.SLO{TTFT: 1e9}, GoodputPercent: good, Completed: 10,
+			TTFT: itl, TPOT: itl, ITL: itl, E2EL: itl})
+	}
+	s := summary.SummarizeRuns(reps, []int64{0, 1, 2})
+	for _, r := range s.Rows {
+		raw, _ := json.Marshal(r)
+		flags := strings.Contains(string(raw), `"ci95_clipped":true`) && strings.Contains(string(raw), `"ci95_weak":true`)
+		switch r.Key {
+		case "goodput":
+			if *r.CIHigh != 100 || !flags || *r.CILow >= *r.Mean {
+				t.Errorf("goodput: [%g, %g]: %s", *r.CILow, *r.CIHigh, raw)
+			}
+		case "p99_itl_ms":
+			if *r.CILow != 0 || !flags {
+				t.Errorf("p99 ITL: [%g, %g]: %s", *r.CILow, *r.CIHigh, raw)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	WriteRuns(s, &buf)
+	for _, want := range []string{"[0.00, ", ", 100.00] (clipped)", "warning: 3 runs make weak intervals", "include run-to-run variation"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, buf.String())
+		}
 	}
 }

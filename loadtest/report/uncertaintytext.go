@@ -17,11 +17,16 @@ func ciText(st stats.Stats) string {
 	return fmt.Sprintf("%.1f–%.1f", st.P99Low, st.P99High)
 }
 
-// WriteUncertainty prints a single run's p99 intervals and its sample
+// WriteUncertainty prints a single run's p99 intervals, what they cover
+// (this run's sampling error, not another run's), and its sample
 // warnings, under the report.
 func WriteUncertainty(rep *summary.Report, w io.Writer) {
 	fmt.Fprintf(w, "p99 %.0f%% CI (ms, bootstrap): TTFT %s, TPOT %s, E2EL %s (%d requests)\n", stats.CILevel*100,
 		ciText(rep.TTFT), ciText(rep.TPOT), ciText(rep.E2EL), rep.Completed+rep.Failed)
+	if !math.IsNaN(rep.TTFT.P99Low) {
+		fmt.Fprintf(w, "  this run's sampling error only (blocks of %d neighbouring requests resampled); "+
+			"run-to-run variation is not in it: --num-runs %d measures it\n", stats.BlockLen(rep.TTFT.Count), summary.MinRunsForCI)
+	}
 	for _, m := range rep.SampleWarnings() {
 		fmt.Fprintf(w, "warning: %s\n", m)
 	}

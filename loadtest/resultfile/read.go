@@ -26,8 +26,19 @@ type RunFile struct {
 	// of each successful request, TPOT of those with more than one
 	// output token, the mean inter-token gap of those with gaps.
 	TTFT, TPOT, E2EL, ITLMean []float64
-	Measured, Failed, Good    int
-	SLO                       summary.SLO
+	// Gaps holds every inter-token gap (ms) of the requests with gaps,
+	// request after request; GapCounts how many each had: the tail of
+	// the gaps is compared on the gaps, not on per-request means.
+	Gaps      []float32
+	GapCounts []int32
+	// SendLag is each measured request's send lag (ms): how late the
+	// client sent it against its schedule.
+	SendLag []float64
+	// GapsDropped: the file held over MaxGaps gaps, so none were kept
+	// (memory stays bounded) and the ITL rows go untested.
+	GapsDropped            bool
+	Measured, Failed, Good int
+	SLO                    summary.SLO
 }
 
 // fileRequest is the part of a "requests" entry compare reads.
@@ -65,7 +76,7 @@ func readRunFile(r io.Reader) (*RunFile, error) {
 		return nil, errors.New("not a bench --output-json file (want a JSON object)")
 	}
 	rf := &RunFile{Keys: map[string]any{}}
-	sawRequests := false
+	sawRequests, dropped := false, false
 	var reqs []requestSummary
 	for dec.More() {
 		t, err := dec.Token()
@@ -80,7 +91,7 @@ func readRunFile(r io.Reader) (*RunFile, error) {
 			return nil, errors.New("a --num-runs summary: compare its runs' files (FILE.run1.json, …)")
 		case "requests":
 			sawRequests = true
-			if reqs, err = readRequests(dec); err != nil {
+			if reqs, dropped, err = readRequests(dec); err != nil {
 				return nil, fmt.Errorf("requests: %w", err)
 			}
 			continue
@@ -113,35 +124,53 @@ func readRunFile(r io.Reader) (*RunFile, error) {
 		}
 		rf.Add(&reqs[i])
 	}
+	if rf.GapsDropped = dropped; dropped {
+		rf.Gaps, rf.GapCounts = nil, nil
+	}
 	return rf, nil
 }
+
+// MaxGaps is the most inter-token gaps a file's requests may hold for
+// compare to keep them (4 bytes each).
+var MaxGaps = 64 << 20
 
 // requestSummary is what compare keeps of a measured request (the
 // aggregate keys, and so the SLO, may come after "requests").
 type requestSummary struct {
 	ttft, tpot, e2el, itlMean float64 // seconds; itlMean NaN without gaps
 	wait                      float64 // seconds from the planned send to the send
+	lag                       float64 // the same, kept when wait is not counted
+	gaps                      []float32
 	outputTokens              int32
 	success                   bool
 }
 
 // readRequests decodes the "requests" array one entry at a time.
-func readRequests(dec *json.Decoder) ([]requestSummary, error) {
+// Past MaxGaps gaps it keeps none (dropped).
+func readRequests(dec *json.Decoder) (out []requestSummary, dropped bool, err error) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return nil, errors.New("want an array")
+		return nil, false, errors.New("want an array")
 	}
-	var out []requestSummary
+	kept := 0
 	for dec.More() {
 		var q fileRequest
 		if err := dec.Decode(&q); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if !q.Warmup {
-			out = append(out, requestSummary{q.TTFT, q.TPOT, q.E2EL, mean(q.ITLs), max(q.Start-q.Planned, 0), q.OutputTokens, q.Success})
+			lag := max(q.Start-q.Planned, 0)
+			var gaps []float32
+			if kept += len(q.ITLs); kept <= MaxGaps {
+				gaps = make([]float32, len(q.ITLs))
+				for i, g := range q.ITLs {
+					gaps[i] = float32(g * 1e3)
+				}
+			}
+			out = append(out, requestSummary{q.TTFT, q.TPOT, q.E2EL, mean(q.ITLs), lag, lag, gaps, q.OutputTokens, q.Success})
 		}
 	}
-	_, err := dec.Token()
-	return out, err
+	_, err = dec.Token()
+	return out, kept > MaxGaps, err
 }
 
 func mean(x []float64) float64 {
@@ -158,6 +187,7 @@ func mean(x []float64) float64 {
 // Add counts one measured request as Summarize does.
 func (rf *RunFile) Add(q *requestSummary) {
 	rf.Measured++
+	rf.SendLag = append(rf.SendLag, q.lag*1e3)
 	if !q.success {
 		rf.Failed++
 		return
@@ -173,6 +203,8 @@ func (rf *RunFile) Add(q *requestSummary) {
 	}
 	if !math.IsNaN(q.itlMean) {
 		rf.ITLMean = append(rf.ITLMean, q.itlMean*1e3)
+		rf.Gaps = append(rf.Gaps, q.gaps...)
+		rf.GapCounts = append(rf.GapCounts, int32(len(q.gaps)))
 	}
 }
 
@@ -230,17 +262,11 @@ func (rf *RunFile) String(k string) string {
 // different seeds (--num-runs) are the same workload.
 var seedSuffix = regexp.MustCompile(`, seed -?\d+$`)
 
-// workloadKeys are the settings two runs must share to be compared:
-// what is sent (prompt and output lengths, dataset), where (endpoint),
-// how (load), and what counts as good.
-var workloadKeys = []string{"llm_prober_workload", "backend", "llm_prober_mode", "request_rate", "burstiness",
-	"max_concurrency", "llm_prober_goodput_slo"}
-
 // WorkloadDiffs lists the settings in which a and b differ, as
 // "key: a vs b".
 func WorkloadDiffs(a, b *RunFile) []string {
 	var out []string
-	for _, k := range workloadKeys {
+	for _, k := range summary.WorkloadKeys {
 		va, vb := a.String(k), b.String(k)
 		same := va == vb
 		if k == "llm_prober_workload" {

@@ -17,8 +17,10 @@ type Stats struct {
 	// Exact is false when the percentiles come from the ITL histogram
 	// (relative error below HistRelError).
 	Exact bool
-	// P99Low and P99High are the 95 % bootstrap interval of p99 (NaN
-	// under two samples).
+	// P99Low and P99High are the 95 % block-bootstrap interval of p99
+	// over the requests in time order (NaN under two samples): this
+	// run's sampling error only, not the run-to-run variation that
+	// --num-runs measures.
 	P99Low, P99High float64
 	// Internal holds the percentiles the analysis needs (internalPercentiles)
 	// that were not asked for: Value finds them, reports do not print them.
@@ -46,9 +48,19 @@ type Percentile struct {
 	Value float64
 }
 
-// ExactStats computes Stats of values (milliseconds); it sorts values.
+// ExactStatsCI is ExactStats with the p99 interval: values are in time
+// order (the interval resamples blocks of neighbours, O(n) each).
+func ExactStatsCI(values []float64, ps []float64) Stats {
+	lo, hi := BlockQuantileCI(values, 99, 0x703939)
+	s := ExactStats(values, ps)
+	s.P99Low, s.P99High = lo, hi
+	return s
+}
+
+// ExactStats computes Stats of values (milliseconds), without the p99
+// interval (NaN); it sorts values.
 func ExactStats(values []float64, ps []float64) Stats {
-	s := Stats{Count: len(values), Exact: true}
+	s := Stats{Count: len(values), Exact: true, P99Low: math.NaN(), P99High: math.NaN()}
 	slices.Sort(values)
 	if len(values) > 0 {
 		s.Mean, s.Std = MeanStd(values)
@@ -60,7 +72,6 @@ func ExactStats(values []float64, ps []float64) Stats {
 	for _, p := range withInternal(ps) {
 		s.Internal = append(s.Internal, Percentile{P: p, Value: QuantileSorted(values, p)})
 	}
-	s.P99Low, s.P99High = QuantileCI(values, 99, 0x703939)
 	return s
 }
 

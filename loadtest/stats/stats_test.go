@@ -79,3 +79,28 @@ func TestArrivalsGammaMoments(t *testing.T) {
 		}
 	}
 }
+
+// The p99 interval reads the values in time order: the same values with
+// the slow ones bunched in episodes of neighbours give a wider interval
+// than spread out, where resampling one by one cannot tell them apart.
+func TestExactStatsCIBlocksNeighbours(t *testing.T) {
+	bunched := make([]float64, 1000)
+	spread := make([]float64, 1000)
+	for i := range bunched {
+		bunched[i], spread[i] = 100, 100
+		if i%200 < 20 { // five episodes of 20 slow requests
+			bunched[i] = 300 + float64(i%200)
+		}
+		if i%10 == 0 { // the same 100 slow values, one in ten
+			spread[i] = 300 + float64(i/10%20)
+		}
+	}
+	b := ExactStatsCI(bunched, []float64{99})
+	s := ExactStatsCI(spread, []float64{99})
+	if b.Value(99) != s.Value(99) || b.P99High-b.P99Low <= 1.5*(s.P99High-s.P99Low) {
+		t.Errorf("p99 %g vs %g; bunched interval %g–%g, spread %g–%g", b.Value(99), s.Value(99), b.P99Low, b.P99High, s.P99Low, s.P99High)
+	}
+	if e := ExactStats([]float64{1, 2, 3}, nil); !math.IsNaN(e.P99Low) {
+		t.Errorf("ExactStats computed an interval: %g", e.P99Low)
+	}
+}

@@ -17,6 +17,12 @@ var (
 	CompareStats    = []string{"mean", "p50", "p90", "p99"}
 )
 
+// WorkloadKeys are the settings two runs must share to be compared:
+// what is sent (prompt and output lengths, dataset), where (endpoint),
+// how (load), and what counts as good.
+var WorkloadKeys = []string{"llm_prober_workload", "backend", "llm_prober_mode", "request_rate", "burstiness",
+	"max_concurrency", "llm_prober_goodput_slo"}
+
 // Metrics lists every row in order: latencies, then throughput,
 // goodput and the failure share.
 func Metrics() []Metric {

@@ -130,9 +130,9 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 	}
 	rep.PeakOutputThroughput, rep.PeakConcurrency = vllmPeaks(r)
 	rep.PeakInFlight, rep.MeanConcurrency = Concurrency(events, rep.Duration)
-	rep.TTFT = stats.ExactStats(ttft, ps)
-	rep.TPOT = stats.ExactStats(tpot, ps)
-	rep.E2EL = stats.ExactStats(e2el, ps)
+	rep.TTFT = stats.ExactStatsCI(ttft, ps) // in completion order: the interval's blocks are neighbours
+	rep.TPOT = stats.ExactStatsCI(tpot, ps)
+	rep.E2EL = stats.ExactStatsCI(e2el, ps)
 	rep.ITL = r.ITL.Stats(ps)
 	rep.Lag = stats.ExactStats(lag, ps)
 	if o.Shaped() && !o.ClosedLoop() {

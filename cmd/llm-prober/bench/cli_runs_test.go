@@ -59,8 +59,26 @@ func TestBenchCLINumRuns(t *testing.T) {
 	if len(perRun) != 3 || perRun["run1"] != 8 || perRun["run3"] != 8 {
 		t.Errorf("CSV rows per run: %v", perRun)
 	}
-	if code, stdout, log := compareCLI(t, filepath.Join(dir, "r.run1.json"), filepath.Join(dir, "r.run2.json")); code != 0 {
+	if code, stdout, log := compareCLI(t, filepath.Join(dir, "r.run1.json"), filepath.Join(dir, "r.run2.json")); code != 0 ||
+		!strings.Contains(stdout, "WARNING: run-to-run variation is unknown") || !strings.Contains(stdout, "Send lag p99 (ms, how late the client sent): base ") {
 		t.Errorf("runs of one --num-runs compare: exit %d\n%s%s", code, stdout, log)
+	}
+	// Issue 31: two --num-runs summaries compare across their runs
+	// (Welch's t on the runs' values), not across pooled requests; a
+	// summary against a single run is refused.
+	other := filepath.Join(dir, "o.json")
+	if code, stdout, log := benchCLI(t, "--url", url, "--num-runs", "3", "--seed", "17", "--request-rate", "200",
+		"--num-prompts", "8", "--input-tokens", "8", "--output-tokens", "4", "--progress", "off", "--no-server-metrics",
+		"--output-json", other); code != 0 {
+		t.Fatalf("second --num-runs: exit %d\n%s%s", code, stdout, log)
+	}
+	code, stdout, log = compareCLI(t, "--max-regression", "p99_ttft_ms:1000%", jsonPath, other)
+	if code != 0 || !strings.Contains(stdout, "(3 runs)") || !strings.Contains(stdout, "welch-t") ||
+		!strings.Contains(stdout, "WARNING: 3 runs on a side: the test across runs is weak") || !strings.Contains(stdout, "Welch's t across the runs") {
+		t.Errorf("two --num-runs summaries: exit %d\n%s%s", code, stdout, log)
+	}
+	if code, _, log := compareCLI(t, jsonPath, filepath.Join(dir, "r.run1.json")); code != 2 || !strings.Contains(log, "not one of each") {
+		t.Errorf("a summary against a single run: exit %d, %s", code, log)
 	}
 	for _, args := range [][]string{{"--num-runs", "0"}, {"--num-runs", "2", "--rates", "1,2", "--goodput", "ttft:100"}} {
 		if code, _, log := benchCLI(t, append([]string{"--url", url}, args...)...); code != 2 {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/llm-prober/llm-prober/loadtest/compare"
-	"github.com/llm-prober/llm-prober/loadtest/resultfile"
 )
 
 // CompareConfig is one `llm-prober bench compare`: two runs'
@@ -36,15 +35,18 @@ func RunCompare(c *CompareConfig, out, log io.Writer) (int, error) {
 	if !(c.Alpha > 0 && c.Alpha < 1) || math.IsNaN(c.Alpha) {
 		return ExitBadInput, fmt.Errorf("--alpha %g: want a level between 0 and 1, e.g. 0.05", c.Alpha)
 	}
-	base, err := resultfile.ReadRunFile(c.Base)
+	base, err := compare.Load(c.Base)
 	if err != nil {
 		return ExitBadInput, err
 	}
-	nw, err := resultfile.ReadRunFile(c.New)
+	nw, err := compare.Load(c.New)
 	if err != nil {
 		return ExitBadInput, err
 	}
-	cmp := compare.Compare(base, nw, c.Alpha, ts)
+	cmp, err := compare.CompareInputs(base, nw, c.Alpha, ts)
+	if err != nil {
+		return ExitBadInput, fmt.Errorf("%s vs %s: %w", c.Base, c.New, err)
+	}
 	if len(cmp.WorkloadDiffs) > 0 && !c.Force {
 		return ExitBadInput, fmt.Errorf("the runs' workloads differ, so their numbers do not compare (--force to compare anyway):\n  %s",
 			strings.Join(cmp.WorkloadDiffs, "\n  "))
