@@ -79,7 +79,9 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 		rep.Burstiness = 1
 	}
 	if o.ClosedLoop() {
-		rep.Mode, rep.MaxConcurrency, rep.Rate, rep.Burstiness = "closed-loop", o.Concurrency, 0, 0
+		// Burstiness stays: vllm bench writes its --burstiness (1.0 by
+		// default) whatever the loop, and a result is read by its keys.
+		rep.Mode, rep.MaxConcurrency, rep.Rate = "closed-loop", o.Concurrency, 0
 	}
 	if o.Workload != nil {
 		rep.Workload = o.Workload.Describe()
