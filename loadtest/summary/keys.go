@@ -70,6 +70,7 @@ func (rep *Report) VLLMKeys() []KV {
 		KV{"llm_prober_goodput_slo", rep.SLO.String()},
 		KV{"llm_prober_good_requests", rep.Good},
 		KV{"llm_prober_goodput_percent", rep.GoodputPercent},
+		KV{"llm_prober_cut_short_requests", rep.CutShort},
 		KV{"llm_prober_mean_concurrent_requests", rep.MeanConcurrency},
 		KV{"llm_prober_peak_in_flight_requests", rep.PeakInFlight},
 		KV{"llm_prober_server_prompt_tokens", rep.ServerPromptTokens},

@@ -51,6 +51,10 @@ type Report struct {
 	// timer and --max-concurrency waits), in ms.
 	Lag stats.Stats
 
+	// CutShort counts successful requests whose output the server ended
+	// before --output-tokens although ignore_eos was set (a context limit
+	// truncated them): not clean successes, never good.
+	CutShort int
 	// Cancelled counts measured requests the run cut off (an interrupt,
 	// --duration's end): not failures; against goodput only when they
 	// had already missed an SLO.
@@ -73,6 +77,7 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 		ps = DefaultPercentiles
 	}
 	o := &r.Opts
+	slo.pinned = o.IgnoreEOS
 	rep := &Report{Mode: "open-loop", Rate: o.Rate, Burstiness: o.Burstiness, MaxConcurrency: o.MaxConcurrency,
 		FailedBy: map[prober.Reason]int{}, SLO: slo}
 	if o.Burstiness == 0 {
@@ -112,6 +117,9 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 			continue
 		}
 		rep.Completed++
+		if o.IgnoreEOS && CutShort(rec) {
+			rep.CutShort++
+		}
 		rep.TotalInput += int(rec.PlannedPrompt)
 		rep.TotalOutput += int(rec.OutputTokens)
 		rep.ServerPromptTokens += int(rec.PromptTokens)

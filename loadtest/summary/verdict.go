@@ -74,6 +74,9 @@ func Judge(rep *Report, srv *serverwatch.ServerReport) Verdict {
 		add("caveat: %d of %d requests failed (%.1f%%, at most %g%% allowed)", rep.Failed, rep.Completed+rep.Failed,
 			100*failedShare(rep), 100*MaxFailedShare)
 	}
+	if w := rep.CutShortWarning(); w != "" {
+		add("caveat: %s", w)
+	}
 	rep.shapeCaveat(add)
 	// The client's verdict still shows the server's evidence: it is why
 	// the server was not named.
