@@ -73,6 +73,7 @@ func (rep *Report) VLLMKeys() []KV {
 		KV{"llm_prober_cut_short_requests", rep.CutShort},
 		KV{"llm_prober_mean_concurrent_requests", rep.MeanConcurrency},
 		KV{"llm_prober_peak_in_flight_requests", rep.PeakInFlight},
+		KV{"llm_prober_max_concurrent_requests_exact", rep.ExactPeakConcurrency},
 		KV{"llm_prober_server_prompt_tokens", rep.ServerPromptTokens},
 		KV{"llm_prober_cached_prompt_tokens", rep.CachedTokens},
 		KV{"llm_prober_itl_percentile_relative_error", stats.HistRelError},

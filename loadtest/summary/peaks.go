@@ -56,3 +56,23 @@ func vllmPeaks(r *loadtest.Run) (tokens float64, conc int) {
 	}
 	return tokens, conc
 }
+
+// exactPeakConcurrency is max_concurrent_requests without the buckets:
+// the most of the same requests (successful, measured, busy from start to
+// start + latency) in flight at one instant, by a sweep over their start
+// and end events (an end sorts before a start at the same nanosecond).
+// vLLM's bucket rule counts two requests that touch one second as
+// concurrent even when one ended before the other began, so it
+// over-counts (vllm issue #56653); this one does not.
+func exactPeakConcurrency(r *loadtest.Run) int {
+	var events []int64
+	for i := range r.Records {
+		rec := &r.Records[i]
+		if rec.Warmup || !rec.Success() {
+			continue
+		}
+		events = append(events, rec.Start<<1|1, (rec.Start+rec.E2EL)<<1)
+	}
+	peak, _ := Concurrency(events, 0)
+	return peak
+}

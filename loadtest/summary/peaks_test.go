@@ -36,7 +36,18 @@ func TestVLLMPeaks(t *testing.T) {
 	// vllm counts a request in every second it touches: two requests in
 	// the same second, never at once, are 2.
 	run.Records[2].Start, run.Records[2].Planned, run.Records[2].End = ms(1000), ms(1000), ms(1100)
-	if rep := Summarize(run, SLO{}, nil); rep.PeakConcurrency != 2 || rep.PeakInFlight != 1 {
-		t.Errorf("same second: max concurrent %d (want 2), in flight %d (want 1)", rep.PeakConcurrency, rep.PeakInFlight)
+	if rep := Summarize(run, SLO{}, nil); rep.PeakConcurrency != 2 || rep.PeakInFlight != 1 || rep.ExactPeakConcurrency != 1 {
+		t.Errorf("same second: max concurrent %d (want 2), in flight %d (want 1), exact %d (want 1)", rep.PeakConcurrency, rep.PeakInFlight,
+			rep.ExactPeakConcurrency)
+	}
+	// The exact peak counts the instant: request 2 starting as request 1
+	// ends (900 ms) is not concurrent; starting at 899 ms it is.
+	run.Records[2].Start, run.Records[2].Planned, run.Records[2].End = ms(900), ms(900), ms(1000)
+	if rep := Summarize(run, SLO{}, nil); rep.ExactPeakConcurrency != 1 {
+		t.Errorf("back to back: exact peak %d, want 1", rep.ExactPeakConcurrency)
+	}
+	run.Records[2].Start, run.Records[2].Planned = ms(899), ms(899)
+	if rep := Summarize(run, SLO{}, nil); rep.ExactPeakConcurrency != 2 {
+		t.Errorf("overlapping by 1 ms: exact peak %d, want 2", rep.ExactPeakConcurrency)
 	}
 }

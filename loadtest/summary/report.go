@@ -38,6 +38,7 @@ type Report struct {
 	TotalTokenThroughput float64 // (input + output) tok/s
 	PeakOutputThroughput float64 // max output tokens received in one second (vllm bench's buckets)
 	PeakConcurrency      int     // most successful requests active in one second (vllm bench's)
+	ExactPeakConcurrency int     // most of those in flight at one instant (an event sweep)
 	PeakInFlight         int     // most requests in flight at once, exact
 	MeanConcurrency      float64 // time-averaged requests in flight
 
@@ -139,6 +140,7 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 		rep.TotalTokenThroughput = float64(rep.TotalInput+rep.TotalOutput) / d
 	}
 	rep.PeakOutputThroughput, rep.PeakConcurrency = vllmPeaks(r)
+	rep.ExactPeakConcurrency = exactPeakConcurrency(r)
 	rep.PeakInFlight, rep.MeanConcurrency = Concurrency(events, rep.Duration)
 	rep.TTFT = stats.ExactStats(ttft, ps)
 	rep.TPOT = stats.ExactStats(tpot, ps)
