@@ -142,14 +142,14 @@ func serverEvidence(rep *Report, srv *serverwatch.ServerReport, add func(string,
 	} else {
 		add("preemptions: %s", missing)
 	}
-	waiting, running := missing, missing
+	waiting, running := "peak waiting requests: "+missing, "peak running: "+missing
 	if srv.WaitingReported {
-		waiting = fmt.Sprintf("%.0f (mean %.1f over %d scrapes)", srv.PeakWaiting, srv.MeanWaiting, srv.Scrapes)
+		waiting = fmt.Sprintf("peak waiting requests %.0f (mean %.1f over %d scrapes)", srv.PeakWaiting, srv.MeanWaiting, srv.Scrapes)
 	}
 	if srv.RunningReported {
-		running = fmt.Sprintf("%.0f", srv.PeakRunning)
+		running = fmt.Sprintf("peak running %.0f", srv.PeakRunning)
 	}
-	add("peak waiting requests %s, peak running %s", waiting, running)
+	add("%s, %s", waiting, running)
 	if srv.MeanQueueTime >= 0 {
 		note := ""
 		if n := float64(rep.Completed + rep.Failed + rep.Warmup); srv.QueueCount > 0 && srv.QueueCount < n {
