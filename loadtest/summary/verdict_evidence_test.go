@@ -41,6 +41,15 @@ func TestJudgeEvidence(t *testing.T) {
 	}{
 		{name: "burst the client could not send", rep: burst, srv: vllm(nil), want: BottleneckClient,
 			evidence: []string{"the server's own mean TTFT 57.0 ms", "the time was lost in the client"}},
+		// Waiting for one of --max-concurrency 4 slots is not client lag:
+		// the slot-waiters are no generator lag, and bench's TTFT from the
+		// send is the server's.
+		{name: "a --max-concurrency wait", rep: func() *Report {
+			r := burst()
+			r.MaxConcurrency, r.TTFT, r.Lag, r.SlotWaited = 4, st(60, 90), st(20000, 39000), 1996
+			r.GenLag = stats.Stats{Count: 4, Mean: 0.3, Percentiles: []stats.Percentile{{P: 99, Value: 0.5}}}
+			return r
+		}, srv: vllm(nil), want: BottleneckOptimal, absent: []string{"lost in the client", "conflicting"}},
 		{name: "client on time, server fast, bench slow: conflict", rep: func() *Report {
 			r := burst()
 			r.GenLag = st(0.2, 0.9)
