@@ -28,11 +28,21 @@ type Run struct {
 	// Started) in which the kernel received them: Summarize buckets them
 	// by the second from the first measured start, as vllm bench does.
 	TokensPerMs []uint16
+	// TokenTimes are the same tokens' arrival times (ns since Started),
+	// so that vllm bench's per-second peak is bucketed exactly from its
+	// origin, a request's start; nil once a run passes MaxTokenTimes
+	// (TokenTimesDropped), which then falls back to TokensPerMs.
+	TokenTimes        []int64
+	TokenTimesDropped bool
 	// Errors keeps the first error message of each failure reason.
 	Errors map[prober.Reason]string
 	// Interrupted is set when ctx ended the run early.
 	Interrupted bool
 }
+
+// MaxTokenTimes bounds Run.TokenTimes at 32 MiB: 32,000 requests of 128
+// output tokens.
+const MaxTokenTimes = 4 << 20
 
 type runner struct {
 	o       Options
@@ -407,6 +417,13 @@ func (r *runner) tokenAt(t time.Duration) {
 	ms := int(t / time.Millisecond)
 	if ms < 0 {
 		return
+	}
+	if !r.run.TokenTimesDropped {
+		if len(r.run.TokenTimes) < MaxTokenTimes {
+			r.run.TokenTimes = append(r.run.TokenTimes, int64(t))
+		} else {
+			r.run.TokenTimes, r.run.TokenTimesDropped = nil, true
+		}
 	}
 	if n := ms + 1 - len(r.run.TokensPerMs); n > 0 {
 		r.run.TokensPerMs = append(r.run.TokensPerMs, make([]uint16, n)...)

@@ -107,6 +107,9 @@ func (g *gen) serve(r *http.Request) {
 		tokens = s.withTemplate(tokens)
 	}
 	prompt := max(len(tokens), 1)
+	if s.o.TruncateAtContext && prompt < s.o.MaxModelLen {
+		maxTok = min(maxTok, s.o.MaxModelLen-prompt)
+	}
 	if total := prompt + maxTok; total > s.o.MaxModelLen || (s.eng.kvLimited() && s.eng.blocksFor(total) > s.o.KVBlocks) {
 		g.fail(http.StatusBadRequest, "BadRequestError", fmt.Sprintf(
 			"This model's maximum context length is %d tokens (KV cache: %d blocks of %d). However, you requested %d tokens (%d in the messages, %d in the completion).",

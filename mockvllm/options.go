@@ -35,6 +35,10 @@ type Options struct {
 	Version string
 	// MaxModelLen bounds prompt+max_tokens (400 above it), as in vLLM.
 	MaxModelLen int
+	// TruncateAtContext makes a request whose prompt + max_tokens passes
+	// MaxModelLen stop when the context is full (finish_reason "length",
+	// fewer tokens than asked), as llama.cpp's slots do, instead of 400.
+	TruncateAtContext bool
 
 	// TTFT is the prefill time from being scheduled to the first output;
 	// queueing comes on top of it.

@@ -145,3 +145,22 @@ func TestSizingSubwordTokenizerAndTemplate(t *testing.T) {
 		}
 	}
 }
+
+// A gauge the server does not export (llama.cpp: no KV-cache gauge, no
+// preemption counter) reads "not reported by the server", never 0.0.
+func TestWriteServerNotReported(t *testing.T) {
+	var b strings.Builder
+	WriteServer(&serverwatch.ServerReport{Available: true, Backend: "llamacpp", Scrapes: 5, RunningReported: true, WaitingReported: true,
+		PeakRunning: 4, PrefixHitRate: -1, SpecAcceptance: -1, MeanQueueTime: -1, MeanTTFT: 57 * time.Millisecond}, &b, summary.Verdict{})
+	out := b.String()
+	for _, want := range []string{"Peak KV-cache usage (%):                 not reported by the server",
+		"Preemptions:                             not reported by the server", "Peak running requests:                   4",
+		"Server's own mean TTFT (ms):             57.00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "0.0\n") {
+		t.Errorf("a missing gauge printed as 0:\n%s", out)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"github.com/llm-prober/llm-prober/loadtest/summary"
 )
 
+const notReported = "not reported by the server"
+
 // WriteServer prints what the server's metrics said, and the verdict.
 func WriteServer(s *serverwatch.ServerReport, w io.Writer, v summary.Verdict) {
 	line := func(label string, val any) { fmt.Fprintf(w, "%-40s %v\n", label+":", val) }
@@ -19,11 +21,19 @@ func WriteServer(s *serverwatch.ServerReport, w io.Writer, v summary.Verdict) {
 	} else {
 		line("Backend (metrics mapping)", s.Backend)
 		line("Scrapes", s.Scrapes)
-		line("Peak KV-cache usage (%)", fmt.Sprintf("%.1f", 100*s.PeakKVUsage))
-		line("Peak running requests", fmt.Sprintf("%.0f", s.PeakRunning))
-		line("Peak waiting requests", fmt.Sprintf("%.0f", s.PeakWaiting))
-		line("Preemptions", fmt.Sprintf("%.0f", s.Preemptions))
-		line("Preemptions per 100 requests", fmt.Sprintf("%.2f", s.PreemptionsPer100))
+		// A gauge the server does not export is said so, never 0.
+		reported := func(label string, ok bool, f string, v float64) {
+			if ok {
+				line(label, fmt.Sprintf(f, v))
+			} else {
+				line(label, notReported)
+			}
+		}
+		reported("Peak KV-cache usage (%)", s.KVReported, "%.1f", 100*s.PeakKVUsage)
+		reported("Peak running requests", s.RunningReported, "%.0f", s.PeakRunning)
+		reported("Peak waiting requests", s.WaitingReported, "%.0f", s.PeakWaiting)
+		reported("Preemptions", s.PreemptionsReported, "%.0f", s.Preemptions)
+		reported("Preemptions per 100 requests", s.PreemptionsReported, "%.2f", s.PreemptionsPer100)
 		if s.PrefixHitRate >= 0 {
 			line("Prefix-cache hit rate (%)", fmt.Sprintf("%.1f", 100*s.PrefixHitRate))
 		} else {
@@ -39,6 +49,9 @@ func WriteServer(s *serverwatch.ServerReport, w io.Writer, v summary.Verdict) {
 		}
 		if s.MeanQueueTime >= 0 {
 			line("Mean server queue time (ms)", fmt.Sprintf("%.2f", float64(s.MeanQueueTime)/1e6))
+		}
+		if s.MeanTTFT > 0 {
+			line("Server's own mean TTFT (ms)", fmt.Sprintf("%.2f", float64(s.MeanTTFT)/1e6))
 		}
 	}
 	fmt.Fprintln(w, textfmt.Center(" Bottleneck ", '-'))

@@ -67,7 +67,7 @@ func TestPercentilesWithoutP99(t *testing.T) {
 	}
 	// batch_too_small via the TTFT objective reads p99 TTFT too.
 	rep.SLO.TTFT = 50 * time.Millisecond
-	v = summary.Judge(rep, &serverwatch.ServerReport{Available: true, Scrapes: 3, PeakWaiting: 2, PrefixHitRate: -1, SpecAcceptance: -1})
+	v = summary.Judge(rep, &serverwatch.ServerReport{Available: true, Scrapes: 3, PeakWaiting: 2, WaitingReported: true, PrefixHitRate: -1, SpecAcceptance: -1})
 	if v.Bottleneck != summary.BottleneckBatch {
 		t.Errorf("batch_too_small via p99 TTFT > SLO lost without p99 in --percentiles: %+v", v)
 	}

@@ -78,6 +78,9 @@ func writeUncertainty(s *sweep.Sweep, w io.Writer, pts []*sweep.Point) {
 		for _, m := range r.SampleWarnings() {
 			warn = append(warn, pointName(p)+": "+m)
 		}
+		if m := r.CutShortWarning(); m != "" {
+			warn = append(warn, pointName(p)+": "+m)
+		}
 	}
 	for _, m := range warn {
 		fmt.Fprintf(w, "warning: %s\n", m)

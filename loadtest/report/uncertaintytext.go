@@ -30,4 +30,7 @@ func WriteUncertainty(rep *summary.Report, w io.Writer) {
 	for _, m := range rep.SampleWarnings() {
 		fmt.Fprintf(w, "warning: %s\n", m)
 	}
+	if m := rep.CutShortWarning(); m != "" {
+		fmt.Fprintf(w, "warning: %s\n", m)
+	}
 }

@@ -25,6 +25,8 @@ const (
 	sigQueueSum      = "llm_prober_server_request_queue_time_seconds_sum"
 	sigQueueCount    = "llm_prober_server_request_queue_time_seconds_count"
 	sigGenTokens     = "llm_prober_server_generation_tokens_total"
+	sigTTFTSum       = "llm_prober_server_time_to_first_token_seconds_sum"
+	sigTTFTCount     = "llm_prober_server_time_to_first_token_seconds_count"
 )
 
 // ServerReport is what the server's own metrics said over a run: gauges
@@ -39,8 +41,15 @@ type ServerReport struct {
 	PeakRunning float64 `json:"peak_running"`
 	PeakWaiting float64 `json:"peak_waiting"`
 	MeanWaiting float64 `json:"mean_waiting"`
+	// Which of the gauges above the server exports at all (llama.cpp has
+	// no KV-cache gauge): one it does not is "not reported by the
+	// server", never 0 % nor evidence.
+	KVReported      bool `json:"kv_cache_usage_reported"`
+	RunningReported bool `json:"running_reported"`
+	WaitingReported bool `json:"waiting_reported"`
 
-	Preemptions float64 `json:"preemptions"`
+	Preemptions         float64 `json:"preemptions"`
+	PreemptionsReported bool    `json:"preemptions_reported"`
 	// PreemptionsPer100 is per 100 requests sent, warm-up included (set by Attach).
 	PreemptionsPer100 float64 `json:"preemptions_per_100_requests"`
 
@@ -48,7 +57,14 @@ type ServerReport struct {
 	SpecAcceptance   float64 `json:"spec_decode_acceptance"`      // accepted/draft tokens over the run; -1 unknown
 	SpecMeanAccepted float64 `json:"spec_decode_tokens_per_step"` // 1 + accepted/drafts: tokens per step
 
-	MeanQueueTime   time.Duration `json:"mean_queue_time_ns"` // server-side, over the run; -1 unknown
+	MeanQueueTime time.Duration `json:"mean_queue_time_ns"` // server-side, over the run; -1 unknown
+	// QueueCount is how many requests the server recorded a queue time
+	// for: some servers (the vLLM simulator) record only those that
+	// waited, so their mean is over those (AttachServer rescales it).
+	QueueCount float64 `json:"queue_time_count"`
+	// MeanTTFT is the server's own mean time to first token over the run
+	// (its histogram's sum over count); -1 unknown.
+	MeanTTFT        time.Duration `json:"mean_ttft_ns"`
 	GeneratedTokens float64       `json:"generated_tokens"`
 
 	// Series is the scrapes over the run, at most MaxServerSamples (the
@@ -122,6 +138,12 @@ func (w *Watcher) scrape(ctx context.Context) *collector.Signals {
 	w.rep.Scrapes++
 	w.rep.Backend = s.Backend
 	v := s.Values
+	_, kv := v[sigKVUsage]
+	_, running := v[sigRunning]
+	_, waiting := v[sigWaiting]
+	w.rep.KVReported = w.rep.KVReported || kv
+	w.rep.RunningReported = w.rep.RunningReported || running
+	w.rep.WaitingReported = w.rep.WaitingReported || waiting
 	w.rep.PeakKVUsage = max(w.rep.PeakKVUsage, v[sigKVUsage])
 	w.rep.PeakRunning = max(w.rep.PeakRunning, v[sigRunning])
 	w.rep.PeakWaiting = max(w.rep.PeakWaiting, v[sigWaiting])
@@ -159,9 +181,9 @@ func (w *Watcher) Stop(ctx context.Context) ServerReport {
 		av, ok := a[k]
 		return max(av-b[k], 0), ok
 	}
-	rep.Preemptions, _ = delta(sigPreemptions)
+	rep.Preemptions, rep.PreemptionsReported = delta(sigPreemptions)
 	rep.GeneratedTokens, _ = delta(sigGenTokens)
-	rep.PrefixHitRate, rep.SpecAcceptance, rep.MeanQueueTime = -1, -1, -1
+	rep.PrefixHitRate, rep.SpecAcceptance, rep.MeanQueueTime, rep.MeanTTFT = -1, -1, -1, -1
 	hits, ok1 := delta(sigPrefixHits)
 	queries, ok2 := delta(sigPrefixQueries)
 	switch {
@@ -181,7 +203,12 @@ func (w *Watcher) Stop(ctx context.Context) ServerReport {
 	qs, ok1 := delta(sigQueueSum)
 	qc, ok2 := delta(sigQueueCount)
 	if ok1 && ok2 && qc > 0 {
-		rep.MeanQueueTime = time.Duration(qs / qc * float64(time.Second))
+		rep.MeanQueueTime, rep.QueueCount = time.Duration(qs/qc*float64(time.Second)), qc
+	}
+	ts, ok1 := delta(sigTTFTSum)
+	tc, ok2 := delta(sigTTFTCount)
+	if ok1 && ok2 && tc > 0 {
+		rep.MeanTTFT = time.Duration(ts / tc * float64(time.Second))
 	}
 	return rep
 }

@@ -11,7 +11,7 @@ import (
 // TTFT and E2EL counted from wait before the send (0: from the send; the
 // send lag: from the schedule).
 func Good(r *loadtest.Record, s SLO, wait int64) bool {
-	if !r.Success() {
+	if !r.Success() || (s.pinned && CutShort(r)) {
 		return false
 	}
 	return (s.TTFT <= 0 || time.Duration(r.TTFT+wait) <= s.TTFT) &&
@@ -34,4 +34,13 @@ func Missed(r *loadtest.Record, s SLO, wait int64) bool {
 		return age > s.TTFT
 	}
 	return false
+}
+
+// CutShort reports whether the server ended r's output before its planned
+// length although ignore_eos pinned it (the caller knows it did): a
+// context limit truncated it (finish_reason "length" with fewer tokens).
+// Only where usage counted the tokens: chunks counted without it may
+// carry several tokens each.
+func CutShort(r *loadtest.Record) bool {
+	return r.Success() && r.PromptTokens > 0 && r.PlannedOutput > 0 && r.OutputTokens < r.PlannedOutput
 }

@@ -10,6 +10,9 @@ import (
 // SLO holds the goodput objectives; zero means not set.
 type SLO struct {
 	TTFT, TPOT, E2EL time.Duration
+	// pinned: the run set ignore_eos, so an output the server cut short
+	// of its planned length is no success (set by Summarize).
+	pinned bool
 }
 
 // Set reports whether any objective is set.

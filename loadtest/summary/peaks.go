@@ -13,7 +13,8 @@ import (
 // tokens counted in the bucket of their arrival, and a successful request
 // counted in every bucket from its start's to that of start + latency
 // (its last byte; the client's teardown after it is not counted). Token
-// arrivals are kept to the millisecond.
+// arrivals are the exact ones (ns), or to the millisecond in a run past
+// loadtest.MaxTokenTimes tokens.
 func vllmPeaks(r *loadtest.Run) (tokens float64, conc int) {
 	origin := int64(math.MaxInt64)
 	for i := range r.Records {
@@ -32,9 +33,19 @@ func vllmPeaks(r *loadtest.Run) (tokens float64, conc int) {
 		}
 		buckets[b] += n
 	}
-	for ms, n := range r.TokensPerMs {
-		if t := int64(ms) * int64(time.Millisecond); n > 0 && t >= origin-int64(time.Millisecond) {
-			add(max(sec(t), 0), int(n))
+	if r.TokenTimes != nil && !r.TokenTimesDropped {
+		// Exact: each token in the second of its arrival (ns), as vllm
+		// bench buckets its float seconds.
+		for _, t := range r.TokenTimes {
+			if t >= origin {
+				add(sec(t), 1)
+			}
+		}
+	} else {
+		for ms, n := range r.TokensPerMs {
+			if t := int64(ms) * int64(time.Millisecond); n > 0 && t >= origin-int64(time.Millisecond) {
+				add(max(sec(t), 0), int(n))
+			}
 		}
 	}
 	for _, n := range buckets {
@@ -55,4 +66,24 @@ func vllmPeaks(r *loadtest.Run) (tokens float64, conc int) {
 		conc = max(conc, cur)
 	}
 	return tokens, conc
+}
+
+// exactPeakConcurrency is max_concurrent_requests without the buckets:
+// the most of the same requests (successful, measured, busy from start to
+// start + latency) in flight at one instant, by a sweep over their start
+// and end events (an end sorts before a start at the same nanosecond).
+// vLLM's bucket rule counts two requests that touch one second as
+// concurrent even when one ended before the other began, so it
+// over-counts (vllm issue #56653); this one does not.
+func exactPeakConcurrency(r *loadtest.Run) int {
+	var events []int64
+	for i := range r.Records {
+		rec := &r.Records[i]
+		if rec.Warmup || !rec.Success() {
+			continue
+		}
+		events = append(events, rec.Start<<1|1, (rec.Start+rec.E2EL)<<1)
+	}
+	peak, _ := Concurrency(events, 0)
+	return peak
 }

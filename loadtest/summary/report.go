@@ -38,6 +38,7 @@ type Report struct {
 	TotalTokenThroughput float64 // (input + output) tok/s
 	PeakOutputThroughput float64 // max output tokens received in one second (vllm bench's buckets)
 	PeakConcurrency      int     // most successful requests active in one second (vllm bench's)
+	ExactPeakConcurrency int     // most of those in flight at one instant (an event sweep)
 	PeakInFlight         int     // most requests in flight at once, exact
 	MeanConcurrency      float64 // time-averaged requests in flight
 
@@ -51,6 +52,10 @@ type Report struct {
 	// timer and --max-concurrency waits), in ms.
 	Lag stats.Stats
 
+	// CutShort counts successful requests whose output the server ended
+	// before --output-tokens although ignore_eos was set (a context limit
+	// truncated them): not clean successes, never good.
+	CutShort int
 	// Cancelled counts measured requests the run cut off (an interrupt,
 	// --duration's end): not failures; against goodput only when they
 	// had already missed an SLO.
@@ -73,13 +78,16 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 		ps = DefaultPercentiles
 	}
 	o := &r.Opts
+	slo.pinned = o.IgnoreEOS
 	rep := &Report{Mode: "open-loop", Rate: o.Rate, Burstiness: o.Burstiness, MaxConcurrency: o.MaxConcurrency,
 		FailedBy: map[prober.Reason]int{}, SLO: slo}
 	if o.Burstiness == 0 {
 		rep.Burstiness = 1
 	}
 	if o.ClosedLoop() {
-		rep.Mode, rep.MaxConcurrency, rep.Rate, rep.Burstiness = "closed-loop", o.Concurrency, 0, 0
+		// Burstiness stays: vllm bench writes its --burstiness (1.0 by
+		// default) whatever the loop, and a result is read by its keys.
+		rep.Mode, rep.MaxConcurrency, rep.Rate = "closed-loop", o.Concurrency, 0
 	}
 	if o.Workload != nil {
 		rep.Workload = o.Workload.Describe()
@@ -110,6 +118,9 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 			continue
 		}
 		rep.Completed++
+		if o.IgnoreEOS && CutShort(rec) {
+			rep.CutShort++
+		}
 		rep.TotalInput += int(rec.PlannedPrompt)
 		rep.TotalOutput += int(rec.OutputTokens)
 		rep.ServerPromptTokens += int(rec.PromptTokens)
@@ -129,6 +140,7 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 		rep.TotalTokenThroughput = float64(rep.TotalInput+rep.TotalOutput) / d
 	}
 	rep.PeakOutputThroughput, rep.PeakConcurrency = vllmPeaks(r)
+	rep.ExactPeakConcurrency = exactPeakConcurrency(r)
 	rep.PeakInFlight, rep.MeanConcurrency = Concurrency(events, rep.Duration)
 	rep.TTFT = stats.ExactStatsCI(ttft, ps) // in completion order: the interval's blocks are neighbours
 	rep.TPOT = stats.ExactStatsCI(tpot, ps)

@@ -224,6 +224,12 @@ func TestClosedLoopConcurrency(t *testing.T) {
 	if rep.Mode != "closed-loop" || rep.MaxConcurrency != 4 || rep.Completed != 40 || rep.PeakInFlight > 4 || rep.Warmup == 0 {
 		t.Errorf("mode %s users %d completed %d peak %d warm-up %d", rep.Mode, rep.MaxConcurrency, rep.Completed, rep.PeakInFlight, rep.Warmup)
 	}
+	// vllm bench writes its --burstiness (1.0) whatever the loop (issue 31).
+	for _, kv := range rep.VLLMKeys() {
+		if kv.Key == "burstiness" && kv.Value != 1.0 {
+			t.Errorf("closed loop burstiness %v, want 1.0 as vllm bench writes", kv.Value)
+		}
+	}
 }
 
 // --max-concurrency caps an open-loop burst.

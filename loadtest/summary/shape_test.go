@@ -112,3 +112,31 @@ func TestRampFirstStageBelow(t *testing.T) {
 		t.Errorf("without SLOs FirstStageBelow = %d", got)
 	}
 }
+
+// A stage whose requests were all planned at one instant (a trace's
+// burst) is a burst, not "planned 0.0 req/s" (issue 31).
+func TestBurstStageRate(t *testing.T) {
+	ms := int64(time.Millisecond)
+	run := &loadtest.Run{Opts: loadtest.Options{Rate: math.Inf(1), NumPrompts: 20,
+		Ramp: &loadtest.Ramp{Strategy: loadtest.RampLinear, Start: 1, End: 10}}}
+	for i := range 20 {
+		planned := int64(0) // the first ten at once
+		if i >= 10 {
+			planned = int64(i-9) * 100 * ms
+		}
+		run.Records = append(run.Records, loadtest.Record{Index: int64(i), Planned: planned, Start: planned + int64(i)*ms,
+			End: planned + 50*ms, TTFT: 10 * ms, E2EL: 40 * ms, OutputTokens: 2})
+	}
+	rep := Summarize(run, SLO{TTFT: time.Millisecond}, nil)
+	if len(rep.Stages) != 2 || !math.IsInf(rep.Stages[0].PlannedRate, 1) || math.Abs(rep.Stages[1].PlannedRate-10) > 1e-9 {
+		t.Fatalf("stages %+v", rep.Stages)
+	}
+	if v := Judge(rep, nil); !strings.Contains(strings.Join(v.Evidence, "\n"), "stage 1 of 2 (planned burst (all at once))") {
+		t.Errorf("verdict evidence %q", v.Evidence)
+	}
+	for _, kv := range rep.VLLMKeys() {
+		if kv.Key == "llm_prober_stages" && kv.Value.([]map[string]any)[0]["planned_rate"] != "inf" {
+			t.Errorf("JSON planned_rate %v, want \"inf\"", kv.Value.([]map[string]any)[0]["planned_rate"])
+		}
+	}
+}

@@ -2,6 +2,8 @@ package summary
 
 import (
 	"cmp"
+	"fmt"
+	"math"
 	"slices"
 
 	"github.com/llm-prober/llm-prober/loadtest"
@@ -78,12 +80,7 @@ func summarizeStages(r *loadtest.Run, rep *Report, ps []float64) {
 			}
 		}
 		if n := len(part) - 1; n > 0 {
-			if p1 > p0 {
-				st.PlannedRate = float64(n) / (float64(p1-p0) / 1e9)
-			}
-			if s1 > s0 {
-				st.SentRate = float64(n) / (float64(s1-s0) / 1e9)
-			}
+			st.PlannedRate, st.SentRate = spanRate(n, p1-p0), spanRate(n, s1-s0)
 		}
 		if judged > 0 {
 			st.GoodputPercent = 100 * float64(good) / float64(judged)
@@ -91,6 +88,33 @@ func summarizeStages(r *loadtest.Run, rep *Report, ps []float64) {
 		st.TTFT, st.E2EL = stats.ExactStats(ttft, ps), stats.ExactStats(e2el, ps)
 		rep.Stages = append(rep.Stages, st)
 	}
+}
+
+// spanRate is n gaps over span ns: +Inf for a burst (every request at
+// the same instant), not 0.
+func spanRate(n int, span int64) float64 {
+	if span <= 0 {
+		return math.Inf(1)
+	}
+	return float64(n) / (float64(span) / 1e9)
+}
+
+// RateText is a stage's rate for people: "burst" when every request was
+// at one instant.
+func RateText(r float64) string {
+	if math.IsInf(r, 1) {
+		return "burst (all at once)"
+	}
+	return fmt.Sprintf("%.1f req/s", r)
+}
+
+// jsonRate is r for JSON, which has no infinity: "inf", as vllm bench
+// writes an infinite request_rate.
+func jsonRate(r float64) any {
+	if math.IsInf(r, 1) {
+		return "inf"
+	}
+	return r
 }
 
 // FirstStageBelow is the first stage whose goodput is below pct, -1 if
@@ -115,7 +139,7 @@ func (rep *Report) stageKeys() []KV {
 	stages := make([]map[string]any, 0, len(rep.Stages))
 	for _, s := range rep.Stages {
 		m := map[string]any{"first_index": s.First, "last_index": s.Last, "requests": s.Requests,
-			"planned_rate": s.PlannedRate, "sent_rate": s.SentRate, "completed": s.Completed, "failed": s.Failed,
+			"planned_rate": jsonRate(s.PlannedRate), "sent_rate": jsonRate(s.SentRate), "completed": s.Completed, "failed": s.Failed,
 			"ttft_ms": statsMap(s.TTFT), "e2el_ms": statsMap(s.E2EL)}
 		if s.RateTo > 0 {
 			m["ramp_rate_from"], m["ramp_rate_to"] = s.RateFrom, s.RateTo
@@ -146,6 +170,6 @@ func (rep *Report) shapeCaveat(add func(string, ...any)) {
 	}
 	add("caveat: %s: the load changed over the run; the verdict judges it whole, the per-stage table shows where latency broke", rep.Shape)
 	if i := rep.FirstStageBelow(99); i >= 0 {
-		add("goodput first fell below 99%% in stage %d of %d (planned %.1f req/s)", i+1, len(rep.Stages), rep.Stages[i].PlannedRate)
+		add("goodput first fell below 99%% in stage %d of %d (planned %s)", i+1, len(rep.Stages), RateText(rep.Stages[i].PlannedRate))
 	}
 }

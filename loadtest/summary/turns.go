@@ -21,11 +21,14 @@ type TurnStats struct {
 	CachedPercent float64
 }
 
-// summarizeTurns fills rep.Turns for a multi-turn run.
+// summarizeTurns fills rep.Turns for a multi-turn run, TTFT on the
+// report's basis: from the schedule when goodput counts from it, so the
+// table and goodput never disagree about the same requests.
 func summarizeTurns(r *loadtest.Run, rep *Report, ps []float64) {
 	if r.Opts.Sessions() == nil {
 		return
 	}
+	sched := rep.Basis == BasisSchedule
 	type acc struct {
 		ttft           []float64
 		n, ok          int
@@ -44,7 +47,11 @@ func summarizeTurns(r *loadtest.Run, rep *Report, ps []float64) {
 		a.n++
 		if rec.Success() {
 			a.ok++
-			a.ttft = append(a.ttft, Ms(rec.TTFT))
+			var wait int64
+			if sched {
+				wait = rec.Start - rec.Planned
+			}
+			a.ttft = append(a.ttft, Ms(rec.TTFT+wait))
 			a.prompt += int(rec.PromptTokens)
 			a.cached += int(rec.CachedTokens)
 		}
@@ -69,5 +76,5 @@ func (rep *Report) turnKeys() []KV {
 		out = append(out, map[string]any{"turn": t.Turn, "and_later": t.AndLater, "requests": t.Requests,
 			"completed": t.Completed, "ttft_ms": statsMap(t.TTFT), "cached_prompt_percent": t.CachedPercent})
 	}
-	return []KV{{"llm_prober_turns", out}}
+	return []KV{{"llm_prober_turns", out}, {"llm_prober_turns_ttft_basis", rep.Basis}}
 }

@@ -3,6 +3,7 @@ package summary
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/llm-prober/llm-prober/loadtest/serverwatch"
@@ -19,6 +20,9 @@ const (
 	BottleneckOptimal  = "near_optimal"
 	BottleneckClient   = "load_generator_lagging"
 	BottleneckNoMetric = "unknown"
+	// BottleneckUndetermined: the server's metrics and bench's latency
+	// disagree, and nothing seen explains it.
+	BottleneckUndetermined = "undetermined"
 )
 
 // Verdict is the run's bottleneck with the evidence behind it.
@@ -70,6 +74,9 @@ func Judge(rep *Report, srv *serverwatch.ServerReport) Verdict {
 		add("caveat: %d of %d requests failed (%.1f%%, at most %g%% allowed)", rep.Failed, rep.Completed+rep.Failed,
 			100*failedShare(rep), 100*MaxFailedShare)
 	}
+	if w := rep.CutShortWarning(); w != "" {
+		add("caveat: %s", w)
+	}
 	rep.shapeCaveat(add)
 	// The client's verdict still shows the server's evidence: it is why
 	// the server was not named.
@@ -84,39 +91,110 @@ func Judge(rep *Report, srv *serverwatch.ServerReport) Verdict {
 		}
 		return v
 	}
-	queue := max(srv.MeanQueueTime, 0)
-	ttft, e2el := time.Duration(rep.TTFT.Mean*1e6), time.Duration(rep.E2EL.Mean*1e6)
-	share := 0.0
-	if e2el > queue {
-		share = float64(ttft-queue) / float64(e2el-queue)
+	serverEvidence(rep, srv, add)
+	share, shareOK := prefillShareOf(rep, srv)
+	if shareOK {
+		add("prefill share of service time %.0f%% (mean TTFT %.1f ms, E2EL %.1f ms)", 100*share, rep.TTFT.Mean, rep.E2EL.Mean)
+	} else {
+		add("prefill share of service time: undetermined (the server's mean queue time %.1f ms is not below bench's mean TTFT %.1f ms)",
+			float64(srv.MeanQueueTime)/1e6, rep.TTFT.Mean)
 	}
-	add("peak KV-cache usage %.1f%%", 100*srv.PeakKVUsage)
-	add("preemptions %.0f (%.2f per 100 requests)", srv.Preemptions, srv.PreemptionsPer100)
-	add("peak waiting requests %.0f (mean %.1f over %d scrapes), peak running %.0f", srv.PeakWaiting, srv.MeanWaiting, srv.Scrapes, srv.PeakRunning)
-	if srv.MeanQueueTime >= 0 {
-		add("mean server queue time %.1f ms", float64(srv.MeanQueueTime)/1e6)
-	}
-	add("prefill share of service time %.0f%% (mean TTFT %.1f ms, E2EL %.1f ms)", 100*share, rep.TTFT.Mean, rep.E2EL.Mean)
+	lost := lostBeforeServer(rep, srv, add)
 	switch {
 	case client != "":
 		v.Bottleneck, v.Summary = client, clientSummary
-	case srv.PeakKVUsage >= kvFull && (srv.Preemptions > 0 || srv.PeakWaiting > 0):
+	case lost == lostClient:
+		v.Bottleneck = BottleneckClient
+		v.Summary = "the client could not send the requests on time: bench's latency is its own send lag and connection time, not the server's (fewer requests at once, more client CPU, or several load generators)"
+	case srv.KVReported && srv.PeakKVUsage >= kvFull && (srv.Preemptions > 0 || srv.PeakWaiting > 0):
 		v.Bottleneck = BottleneckKVCache
 		v.Summary = "the KV cache is full: requests wait or are preempted for memory (more GPU memory, shorter contexts, quantised KV cache, or fewer replicas' load)"
-	case srv.PreemptionsPer100 >= preemptPer100:
+	case srv.PreemptionsReported && srv.PreemptionsPer100 >= preemptPer100:
 		v.Bottleneck = BottleneckPreempt
 		v.Summary = "the scheduler admits more sequences than the KV cache holds and preempts them (lower max_num_seqs, or add KV memory)"
-	case srv.MeanWaiting >= 1 || (srv.PeakWaiting >= 1 && (float64(queue) > rep.E2EL.Mean*1e6/10 || ttftMissed(rep))):
+	case srv.WaitingReported && (srv.MeanWaiting >= 1 || (srv.PeakWaiting >= 1 && (float64(max(srv.MeanQueueTime, 0)) > rep.E2EL.Mean*1e6/10 || ttftMissed(rep)))):
 		v.Bottleneck = BottleneckBatch
 		v.Summary = "requests queue while the KV cache has room: the running batch is capped (raise max_num_seqs / max_num_batched_tokens)"
-	case share > prefillShare:
+	case lost == lostConflict:
+		v.Bottleneck = BottleneckUndetermined
+		v.Summary = "the evidence conflicts: bench's TTFT is far above the server's own, and neither the client's send lag nor the server's queue accounts for it (the network, a proxy, or the server's HTTP front end?); prefill share and headroom cannot be judged from bench's latency"
+	case shareOK && share > prefillShare:
 		v.Bottleneck = BottleneckPrefill
 		v.Summary = "prefill dominates the service time (chunked prefill, prefix caching, or a prefill/decode split)"
 	default:
 		v.Bottleneck = BottleneckOptimal
-		v.Summary = "no queueing, no preemption, KV cache not full: the server is near its best at this load"
+		v.Summary = optimalSummary(srv)
 	}
 	return v
+}
+
+// serverEvidence lists the server's signals; a gauge or counter the
+// server does not export is "not reported by the server", not 0.
+func serverEvidence(rep *Report, srv *serverwatch.ServerReport, add func(string, ...any)) {
+	const missing = "not reported by the server"
+	if srv.KVReported {
+		add("peak KV-cache usage %.1f%%", 100*srv.PeakKVUsage)
+	} else {
+		add("peak KV-cache usage: %s", missing)
+	}
+	if srv.PreemptionsReported {
+		add("preemptions %.0f (%.2f per 100 requests)", srv.Preemptions, srv.PreemptionsPer100)
+	} else {
+		add("preemptions: %s", missing)
+	}
+	waiting, running := "peak waiting requests: "+missing, "peak running: "+missing
+	if srv.WaitingReported {
+		waiting = fmt.Sprintf("peak waiting requests %.0f (mean %.1f over %d scrapes)", srv.PeakWaiting, srv.MeanWaiting, srv.Scrapes)
+	}
+	if srv.RunningReported {
+		running = fmt.Sprintf("peak running %.0f", srv.PeakRunning)
+	}
+	add("%s, %s", waiting, running)
+	if srv.MeanQueueTime >= 0 {
+		note := ""
+		if n := float64(rep.Completed + rep.Failed + rep.Warmup); srv.QueueCount > 0 && srv.QueueCount < n {
+			note = fmt.Sprintf(" (the server recorded a queue time for %.0f of %.0f requests, those that waited: averaged over all)", srv.QueueCount, n)
+		}
+		add("mean server queue time %.1f ms%s", float64(srv.MeanQueueTime)/1e6, note)
+	}
+	if srv.MeanTTFT > 0 {
+		add("the server's own mean TTFT %.1f ms (bench's, from the send: %.1f ms)", float64(srv.MeanTTFT)/1e6, rep.TTFT.Mean)
+	}
+}
+
+// prefillShareOf is TTFT minus the server's queueing over E2EL minus it,
+// in [0, 1]; not ok when the queue time is not below TTFT (a server whose
+// queue time and bench's TTFT disagree: no share can be read from them).
+func prefillShareOf(rep *Report, srv *serverwatch.ServerReport) (float64, bool) {
+	queue := float64(max(srv.MeanQueueTime, 0))
+	ttft, e2el := rep.TTFT.Mean*1e6, rep.E2EL.Mean*1e6
+	if e2el <= queue || ttft < queue {
+		return 0, ttft == 0 && e2el == 0
+	}
+	return min(max((ttft-queue)/(e2el-queue), 0), 1), true
+}
+
+// optimalSummary says the server is near its best, naming only what it
+// showed: "no queueing" only when no request was seen waiting, nothing
+// of a gauge it does not export.
+func optimalSummary(srv *serverwatch.ServerReport) string {
+	var parts []string
+	switch {
+	case srv.WaitingReported && srv.PeakWaiting >= 1:
+		parts = append(parts, fmt.Sprintf("brief queueing only (peak %.0f waiting, mean %.1f)", srv.PeakWaiting, srv.MeanWaiting))
+	case srv.WaitingReported:
+		parts = append(parts, "no queueing")
+	}
+	if srv.PreemptionsReported {
+		parts = append(parts, "no preemption")
+	}
+	if srv.KVReported {
+		parts = append(parts, "KV cache not full")
+	}
+	if len(parts) == 0 {
+		return "nothing the server reports shows a limit: judge from latency (it exports no queue, preemption or KV-cache figures)"
+	}
+	return strings.Join(parts, ", ") + ": the server is near its best at this load"
 }
 
 // ttftMissed reports whether the TTFT objective failed for more than 1 %
@@ -149,7 +227,8 @@ func (rep *Report) Failing() (bool, string) {
 // saturated reports whether the server's metrics show it at its limit:
 // requests waiting, the KV cache full, or preemptions.
 func saturated(srv *serverwatch.ServerReport) bool {
-	return srv != nil && srv.Available && (srv.PeakWaiting >= 1 || srv.PeakKVUsage >= kvFull || srv.PreemptionsPer100 >= preemptPer100)
+	return srv != nil && srv.Available && ((srv.WaitingReported && srv.PeakWaiting >= 1) || (srv.KVReported && srv.PeakKVUsage >= kvFull) ||
+		(srv.PreemptionsReported && srv.PreemptionsPer100 >= preemptPer100))
 }
 
 // clientHeldBack names the client-side bottleneck, if the client (its

@@ -21,7 +21,8 @@ func TestJudgeBranches(t *testing.T) {
 		return &Report{Mode: "open-loop", Completed: 100, TTFT: st(50, 80), E2EL: st(1000, 1500), Lag: st(0.3, 1)}
 	}
 	srv := func(f func(*serverwatch.ServerReport)) *serverwatch.ServerReport {
-		s := &serverwatch.ServerReport{Available: true, Scrapes: 10, PeakKVUsage: 0.4, MeanQueueTime: time.Millisecond, PrefixHitRate: -1, SpecAcceptance: -1}
+		s := &serverwatch.ServerReport{Available: true, Scrapes: 10, PeakKVUsage: 0.4, MeanQueueTime: time.Millisecond, PrefixHitRate: -1, SpecAcceptance: -1,
+			KVReported: true, RunningReported: true, WaitingReported: true, PreemptionsReported: true}
 		f(s)
 		return s
 	}

@@ -52,3 +52,13 @@ func (rep *Report) SampleWarnings() []string {
 	}
 	return lines
 }
+
+// CutShortWarning says how many outputs the server cut short of
+// --output-tokens although ignore_eos was set; "" if none.
+func (rep *Report) CutShortWarning() string {
+	if rep.CutShort == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d successful requests were cut short of their planned output by the server although ignore_eos was set "+
+		"(a context limit: prompt, chat template and output do not fit); they are not counted as good", rep.CutShort, rep.Completed)
+}

@@ -7,6 +7,6 @@
 // format. It also owns freshness: reseeding and cache salts, and the
 // prefix-cache reset.
 //
-// Imports: config, prompt, prober. Never the engine (loadtest) or anything
+// Imports: backend, config, prompt, prober. Never the engine (loadtest) or anything
 // above it.
 package workload

@@ -59,9 +59,12 @@ func NewCacheSalt() string {
 // ResetPrefixCache asks the server to empty its prefix cache, as vllm
 // bench sweep does between runs: POST /reset_prefix_cache (vLLM with
 // VLLM_SERVER_DEV_MODE=1). It reports whether the server did; a server
-// without the endpoint (404, 405) is no error.
-func ResetPrefixCache(ctx context.Context, client *http.Client, t *config.Target) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+// without the endpoint (404, 405) is no error. It waits at most timeout
+// (the run's --timeout): a server busy emptying a large cache may take
+// longer than any fixed bound, and a hung one must not hold bench longer
+// than the user allowed a request.
+func ResetPrefixCache(ctx context.Context, client *http.Client, t *config.Target, timeout time.Duration) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL+"/reset_prefix_cache", http.NoBody)
 	if err != nil {

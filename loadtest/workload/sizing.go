@@ -17,8 +17,14 @@ type Sizing struct {
 	TokensPerWord float64
 	Vocab         []string
 	// Overhead is what the server adds to a prompt (BOS; for chat, the
-	// template), not part of a planned prompt length.
+	// template when calibrated from chat usage), not part of a planned
+	// prompt length.
 	Overhead int
+	// Template is what a chat request's template adds on top of Overhead
+	// where /tokenize of plain text did not count it (MeasureTemplate);
+	// TemplateSource says how it was counted, or why not.
+	Template       int
+	TemplateSource string
 	// Checked prompts were re-counted after sizing; MaxError is the largest
 	// difference seen, in tokens.
 	Checked, MaxError int
@@ -47,10 +53,14 @@ func (z *Sizing) Describe() string {
 	if z == nil {
 		return "prompt lengths assumed at 1 token per word"
 	}
-	if z.Context > 0 {
-		return z.describe() + fmt.Sprintf("; server context %d tokens (%s)", z.Context, z.ContextSource)
+	d := z.describe()
+	if z.TemplateSource != "" {
+		d += fmt.Sprintf("; chat template %d tokens (%s)", z.Template, z.TemplateSource)
 	}
-	return z.describe()
+	if z.Context > 0 {
+		d += fmt.Sprintf("; server context %d tokens (%s)", z.Context, z.ContextSource)
+	}
+	return d
 }
 
 func (z *Sizing) describe() string {

@@ -131,3 +131,39 @@ func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
 		t.Error("the interrupted sweep's report lacks its point's run")
 	}
 }
+
+// An interrupt while the usage calibration waits (a server without
+// /tokenize, hung): bench says the run never started and writes no
+// report and no result file, rather than an empty report.
+func TestBenchCLIInterruptDuringCalibration(t *testing.T) {
+	var arrived atomic.Int64
+	o := mockvllm.DefaultOptions()
+	o.NoTokenize = true
+	url := mocktarget.Serve(t, o, mocktarget.Hang(&arrived))
+	out := filepath.Join(t.TempDir(), "r.json")
+	app := kingpin.New("llm-prober", "")
+	b := NewCommand(app)
+	if _, err := app.Parse([]string{"bench", "--url", url, "--num-prompts", "4", "--input-tokens", "8", "--output-tokens", "2",
+		"--progress", "off", "--no-server-metrics", "--output-json", out}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		for arrived.Load() < 1 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	var stdout, log bytes.Buffer
+	code, err := b.main(ctx, &stdout, &log)
+	if code != ExitError || err == nil || !strings.Contains(err.Error(), "interrupted before the run started: no request was sent") {
+		t.Errorf("exit %d, %v", code, err)
+	}
+	if strings.Contains(stdout.String(), "Benchmark Result") {
+		t.Errorf("a report of a run that never started:\n%s", stdout.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a result file of a run that never started: %v", err)
+	}
+}

@@ -58,7 +58,7 @@ func TestBenchCLIReport(t *testing.T) {
 		}
 	}
 
-	code, stdout, log = benchCLI(t, append(args, "--num-runs", "2", "--num-prompts", "5", "--no-server-metrics")...)
+	code, stdout, log = benchCLI(t, append(args, "--num-runs", "2", "--num-prompts", "5", "--no-server-metrics", "--seed", "0")...)
 	if page = readReport(t, path); code != 0 || !strings.Contains(page, "Repeated runs") || !strings.Contains(page, "Run 2 of 2 (seed 1)") {
 		t.Errorf("--num-runs: exit %d\n%s%s", code, stdout, log)
 	}

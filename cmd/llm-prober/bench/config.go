@@ -30,6 +30,7 @@ type Config struct {
 	OutputTokensSet                         bool // --output-tokens given: it overrides a dataset's
 	RangeRatio                              float64
 	Seed                                    int64
+	SeedSet                                 bool // --seed given; else fresh runs draw one at random
 	Goodput, Percentiles                    string
 	Timeout, IdleTimeout                    time.Duration
 	IgnoreEOS, ContinuousUsage              bool

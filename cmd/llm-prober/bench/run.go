@@ -29,6 +29,12 @@ const (
 	ExitFailed = 4
 )
 
+// errNotStarted: an interrupt came before the run sent its first request
+// (while prompts were sized or calibrated, or the prefix cache reset), so
+// there is nothing to report: an empty report would read as a run of no
+// requests.
+var errNotStarted = errors.New("interrupted before the run started: no request was sent, so there is no report and no result file")
+
 // benchEnv is what every run of one invocation shares.
 type benchEnv struct {
 	b        *Config
@@ -45,6 +51,7 @@ type benchEnv struct {
 	temperature *float64  // --temperature, if given
 	out, log    io.Writer
 	vllm        *bool                 // the target is vLLM (takes cache_salt); nil until checked
+	seedRandom  bool                  // no --seed: drawSeed drew b.Seed
 	csv         *report.CSVOut        // --output-csv
 	runName     string                // --num-runs: the run, the CSV's point
 	live        *report.Live          // --web.listen-address
@@ -89,6 +96,7 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 	if err := env.deriveWorkload(ctx); err != nil {
 		return ExitError, err
 	}
+	env.drawSeed() // after the derived workload, which may ask for sharing
 	if env.target, env.client, err = b.benchTarget(ctx); err != nil {
 		return ExitError, err
 	}
@@ -99,6 +107,9 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 	defer env.stopLive()
 	env.collectMetadata(ctx)
 	if env.workload, env.sizing, err = b.workload(ctx, env.client, env.target, log); err != nil {
+		if ctx.Err() != nil {
+			return ExitError, fmt.Errorf("%w (it came while prompts were sized: %v)", errNotStarted, err)
+		}
 		return ExitError, err
 	}
 	fmt.Fprintf(log, "target %s, model %s, %s; %s\n", env.target.RedactedURL(), env.target.Model, env.workload.Describe(), env.sizing.Describe())
@@ -189,6 +200,12 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 	var w *serverwatch.Watcher
 	if b.ServerMetrics {
 		w = serverwatch.Watch(ctx, env.client, env.target, b.MetricsInterval)
+	}
+	if ctx.Err() != nil { // e.g. during the prefix-cache reset: nothing to report
+		if w != nil {
+			w.Stop(context.Background())
+		}
+		return nil, errNotStarted
 	}
 	xw := env.extra.Watch(ctx, b.MetricsInterval)
 	run, err := loadtest.Execute(ctx, o)

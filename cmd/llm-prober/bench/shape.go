@@ -89,7 +89,7 @@ func (s *ShapeConfig) trace(ctx context.Context, path string, seed int64, tk *pr
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := t.CheckContext(limit, z.Overhead, source); err != nil {
+	if err := t.CheckContext(limit, z.Overhead+z.Template, source); err != nil {
 		return nil, nil, err
 	}
 	z.Context, z.ContextSource = limit, source

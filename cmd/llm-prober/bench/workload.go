@@ -47,8 +47,18 @@ func (b *Config) workload(ctx context.Context, client *http.Client, t *config.Ta
 			return nil, nil, err
 		}
 	}
+	if z.Method == "tokenize" && config.API(b.API) != config.APICompletions {
+		// /tokenize of plain text leaves the chat template out; a request
+		// that does not fit is truncated by some servers, not refused.
+		if err := z.MeasureTemplate(ctx, tk, client, t, b.Timeout); err != nil {
+			return nil, nil, err
+		}
+		if z.Template == 0 && strings.HasPrefix(z.TemplateSource, "unknown") {
+			fmt.Fprintf(log, "warning: the chat template's tokens are %s; the context check counts none\n", z.TemplateSource)
+		}
+	}
 	if synthetic {
-		if err := b.fitContext(limit, source, z.Overhead); err != nil {
+		if err := b.fitContext(limit, source, z.Overhead+z.Template); err != nil {
 			return nil, nil, err
 		}
 		z.Context, z.ContextSource = limit, source
@@ -85,7 +95,7 @@ func (b *Config) workload(ctx context.Context, client *http.Client, t *config.Ta
 	if dw := b.Derive.derived; dw != nil {
 		w = workload.NewSyntheticFrom(dw, b.PrefixTokens, b.Seed, z)
 		if limit > 0 {
-			w.LimitContext(limit - z.Overhead)
+			w.LimitContext(limit - z.Overhead - z.Template)
 		}
 	}
 	if tk != nil {
@@ -116,7 +126,7 @@ func (b *Config) fitContext(limit int, source string, overhead int) error {
 		return nil
 	}
 	return fmt.Errorf("--input-tokens %d + --output-tokens %d do not fit the server's context of %d tokens (%s): "+
-		"the largest request needs %d (prompt %d, output %d, %d the server adds); lower them, or give the server a larger context",
+		"the largest request needs %d (prompt %d, output %d, %d the server adds: BOS and chat template); lower them, or give the server a larger context",
 		b.InputTokens, b.OutputTokens, limit, source, in+out+overhead, in, out, overhead)
 }
 
