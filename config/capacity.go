@@ -66,7 +66,10 @@ func (c *checker) capacity(path string, cp *Capacity, sm *ServerMetrics) error {
 	case num:
 		cp.Knee, cp.Source = cp.KneeRequestsPerSecond, KneeSourceConfig
 	default:
-		k, err := ReadKneeFile(cp.KneeFile)
+		if c.knees == nil {
+			c.knees = kneeCache{}
+		}
+		k, err := c.knees.read(cp.KneeFile)
 		if err != nil {
 			c.errf(path+".knee_file", "%v", err)
 		} else {

@@ -61,14 +61,22 @@ func writeSweep(t testing.TB, dir string, kneeFirst bool, points, requests int) 
 		if i > 0 {
 			fmt.Fprint(w, ",")
 		}
-		fmt.Fprintf(w, "\n"+`{"kind": "rate", "request_rate": %d, "ttfts": [`, i)
+		// The last point is the knee's, the first a synchronous one.
+		rate, burstiness := fmt.Sprint(i), 0.5
+		if i == points-1 {
+			rate = "9.5"
+		}
+		if i == 0 {
+			burstiness = 0
+		}
+		fmt.Fprintf(w, "\n"+`{"kind": "rate", "request_rate": %s, "ttfts": [`, rate)
 		for j := range requests {
 			if j > 0 {
 				fmt.Fprint(w, ",")
 			}
 			fmt.Fprint(w, "0.0123456")
 		}
-		fmt.Fprintf(w, `], "llm_prober_workload": "synthetic: 512 input tokens, 128 output tokens (±0.2), seed %d", "burstiness": 0.5, "nested": {"a": [[1], {"b": null}]}}`, i)
+		fmt.Fprintf(w, `], "llm_prober_workload": "synthetic: 512 input tokens, 128 output tokens (±0.2), seed %d", "burstiness": %g, "nested": {"a": [[1], {"b": null}]}}`, i, burstiness)
 	}
 	fmt.Fprint(w, "]")
 	if !kneeFirst {
@@ -111,11 +119,12 @@ func TestCapacityNumber(t *testing.T) {
 	}
 }
 
-// A file as bench writes it is read up to its first point: what follows
+// A file as bench writes it is read up to the knee's point: what follows
 // is never read (a sweep of a million requests loads at once).
 func TestKneeFileReadsNoFurther(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "sweep.json")
-	if err := os.WriteFile(p, []byte(`{"knee_achieved_request_rate": 3, "points": [{"llm_prober_workload": "w, seed 1"}, {not json`), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte(`{"knee_request_rate": 4, "knee_achieved_request_rate": 3, "points": [{"request_rate": 2, "llm_prober_workload": "v"}, `+
+		`{"request_rate": 4, "llm_prober_workload": "w, seed 1"}, {not json`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if k, err := ReadKneeFile(p); err != nil || k.Rate != 3 || k.Workload != "w" {
@@ -126,11 +135,11 @@ func TestKneeFileReadsNoFurther(t *testing.T) {
 // Reading stops at the cap: a knee past it is not looked for.
 func TestKneeFileCap(t *testing.T) {
 	p := writeSweep(t, t.TempDir(), false, 4, 80_000) // about 1.6 MB, the knee at the end
-	_, err := readKneeFile(p, 1<<20, false)
+	_, err := readKneeFile(p, 1<<20)
 	if err == nil || err.Error() != p+": no knee in the first 1 MiB" {
 		t.Errorf("got %v", err)
 	}
-	if k, err := readKneeFile(p, 4<<20, false); err != nil || k.Rate != 8.25 {
+	if k, err := readKneeFile(p, 4<<20); err != nil || k.Rate != 8.25 {
 		t.Errorf("under the cap: %+v, %v", k, err)
 	}
 }
@@ -192,7 +201,7 @@ func TestCapacityKneeFileReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = loadIn(t, dir, yml)
-	want := filepath.Join(dir, "llm-prober.yml") + `:12: targets[0].capacity.knee_file: ` + p + `: knee_achieved_request_rate: json: cannot unmarshal string into Go value of type float64`
+	want := filepath.Join(dir, "llm-prober.yml") + `:12: targets[0].capacity.knee_file: ` + p + `:1: knee_achieved_request_rate: want a number`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
@@ -217,10 +226,10 @@ func TestCapacityErrors(t *testing.T) {
 	}
 	for capacity, want := range map[string]string{
 		"knee_file: empty.json":                              "empty.json: the JSON ends early",
-		"knee_file: array.json":                              `array.json: expected '{', got [`,
+		"knee_file: array.json":                              `array.json:1: not JSON: expected '{', got '['`,
 		"knee_file: offered.json":                            "offered.json: no knee_achieved_request_rate (want a bench --sweep --output-json result)",
-		"knee_file: zero.json":                               "zero.json: knee_achieved_request_rate must be a positive finite number, got 0",
-		"knee_file: negative.json":                           "negative.json: knee_achieved_request_rate must be a positive finite number, got -1",
+		"knee_file: zero.json":                               "zero.json:1: knee_achieved_request_rate must be a rate between 1e-06 and 1e+09 req/s, got 0",
+		"knee_file: negative.json":                           "negative.json:1: knee_achieved_request_rate must be a rate between 1e-06 and 1e+09 req/s, got -1",
 		"knee_file: cut.json":                                "cut.json: the JSON ends early",
 		"knee_file: other.json":                              "other.json: no knee_achieved_request_rate (want a bench --sweep --output-json result)",
 		"knee_file: dir.json":                                "dir.json is a directory",

@@ -80,7 +80,7 @@ func (s *Sweep) KneeCIText() string {
 	}
 	level := stats.CILevel * 100
 	if math.IsInf(hi, 1) {
-		return fmt.Sprintf("knee rate %.0f%% interval: above %.2f req/s offered, no upper bound (no tested rate failed)", level, lo)
+		return fmt.Sprintf("Knee rate %.0f%% interval: above %.2f req/s offered, no upper bound (no tested rate failed)", level, lo)
 	}
-	return fmt.Sprintf("knee rate %.0f%% interval: %.2f–%.2f req/s offered (from the last passing to the first failing rate, widened by each point's sampling error)", level, lo, hi)
+	return fmt.Sprintf("Knee rate %.0f%% interval: %.2f–%.2f req/s offered (from the last passing to the first failing rate, widened by each point's sampling error)", level, lo, hi)
 }
