@@ -144,6 +144,8 @@ func TestKneeFileCap(t *testing.T) {
 	}
 }
 
+// The knee's workload is the knee point's, burstiness included (issue 31:
+// llm_prober_capacity_knee_info showed the synchronous point's 0).
 func TestCapacityKneeFile(t *testing.T) {
 	for _, tc := range []struct {
 		name               string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sync/atomic"
 )
 
 // Knee is what a capacity block takes from a `bench --sweep --output-json`
@@ -86,7 +87,11 @@ type kneeScan struct {
 // errKneeDone stops the scan once everything is found.
 var errKneeDone = errors.New("done")
 
+// kneeFileOpens counts the knee files opened (tests: once per load).
+var kneeFileOpens atomic.Int64
+
 func readKneeFile(name string, limit int64) (*Knee, error) {
+	kneeFileOpens.Add(1)
 	f, err := openRegular(name)
 	if err != nil {
 		return nil, err

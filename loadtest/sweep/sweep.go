@@ -59,9 +59,9 @@ type SweepConfig struct {
 
 // Sweep is the outcome: every point in the order run, and the knee.
 type Sweep struct {
-	Points      []*Point
-	Knee        *Point // nil if no open-loop rate met the target, or none failed
-	FirstBad    *Point // the lowest rate above the knee that failed, if any
+	Points   []*Point
+	Knee     *Point // nil if no open-loop rate met the target, or none failed
+	FirstBad *Point // the lowest rate above the knee that failed, if any
 	// Above is the highest rate tested when none failed: the curve never
 	// bent, so the knee is above it (a lower bound, never the knee).
 	Above *Point

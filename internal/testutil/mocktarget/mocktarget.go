@@ -93,3 +93,16 @@ func Hang(arrived *atomic.Int64) http.HandlerFunc {
 		<-r.Context().Done()
 	}
 }
+
+// Saturating serves a mock that runs one request at a time (TTFT 40 ms, 5
+// ms a token) and returns its base URL: a sweep over it bends. With a few
+// output tokens it serves ~15 req/s: at 10 req/s nothing queues, while a
+// burst of 15 requests at 200 req/s queues, and all but the first few
+// wait past a 300 ms TTFT.
+func Saturating(t testing.TB) string {
+	t.Helper()
+	o := FixedMock()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 40 * time.Millisecond}, mockvllm.Dist{Mean: 5 * time.Millisecond}
+	o.MaxRunning, o.KVBlocks = 1, 0
+	return Serve(t, o, nil)
+}
