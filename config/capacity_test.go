@@ -272,8 +272,10 @@ func BenchmarkReadKneeFile(b *testing.B) {
 	}
 }
 
-// FuzzKneeFile feeds arbitrary bytes as a knee file: never a panic; a knee
-// read is positive and finite, its workload a short valid label value.
+// FuzzKneeFile feeds arbitrary bytes as a knee file: never a panic, never
+// more than the caps; an accepted knee is within its bounds (no 5e-324: a
+// headroom of −Inf), its workload a short valid label
+// value and its lengths finite; a refusal is one line naming the file.
 func FuzzKneeFile(f *testing.F) {
 	for _, name := range []string{"testdata/bad/capacity_garbled.json", "testdata/bad/capacity_no_knee.json"} {
 		b, err := os.ReadFile(name)
@@ -285,6 +287,12 @@ func FuzzKneeFile(f *testing.F) {
 	f.Add([]byte(`{"knee_achieved_request_rate": 3, "points": [{"llm_prober_workload": "w, seed 1", "burstiness": 0.5}, {`))
 	f.Add([]byte(`{"points": [[], {}], "knee_achieved_request_rate": 1e308, "knee_request_rate": "x"}`))
 	f.Add([]byte(`{"knee_achieved_request_rate": 2, "points": [{"llm_prober_workload": "` + strings.Repeat("é", 300) + `"}]}`))
+	f.Add([]byte(`{"knee_goodput_percent": 99, "llm_prober_knee_status": "found", "knee_request_rate": 4, "knee_achieved_request_rate": 3.9,
+		"points": [{"request_rate": "inf", "completed": 1}, {"request_rate": 4, "completed": 10, "total_input_tokens": 5120, "total_output_tokens": 1280,
+		"llm_prober_workload": "w\u00e9\ud800, seed 2", "burstiness": 1, "requests": [{"ttft": 0.1, "itls": [1e-3, 2E+1, -0.5]}, null, true, false]}]}`))
+	f.Add([]byte(`{"llm_prober_knee_status": "lower_bound", "llm_prober_knee_lower_bound_request_rate": 20, "knee_achieved_request_rate": 20}`))
+	f.Add([]byte(`{"knee_achieved_request_rate": 5e-324} `))
+	f.Add([]byte(`{"x": ` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `, "knee_achieved_request_rate": 1}`))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p := filepath.Join(dir, "knee.json")
@@ -293,10 +301,17 @@ func FuzzKneeFile(f *testing.F) {
 		}
 		k, err := ReadKneeFile(p)
 		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, p) || strings.Contains(msg, "\n") {
+				t.Errorf("error %q: not one line naming the file", msg)
+			}
 			return
 		}
-		if !(k.Rate > 0) || math.IsInf(k.Rate, 1) || len(k.Workload) > maxWorkloadBytes || !utf8.ValidString(k.Workload) {
+		if !(k.Rate >= MinKneeRate && k.Rate <= MaxKneeRate) || len(k.Workload) > maxWorkloadBytes || !utf8.ValidString(k.Workload) ||
+			math.IsInf(k.PromptMean, 0) || math.IsInf(k.OutputMean, 0) {
 			t.Errorf("knee %+v from %q", k, b)
+		}
+		if headroom := 1 - 1e9/k.Rate; math.IsInf(headroom, 0) || math.IsNaN(headroom) {
+			t.Errorf("knee %g makes the headroom %g", k.Rate, headroom)
 		}
 	})
 }

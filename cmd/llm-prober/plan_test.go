@@ -202,8 +202,8 @@ func TestPlanReadsBenchSweepFile(t *testing.T) {
 	}
 
 	sweep := filepath.Join(dir, "sweep.json")
-	code, stdout, log = benchCLI(t, "--url", mocktarget.Saturating(t), "--rates", "10,200", "--num-prompts", "15", "--min-samples", "0", "--input-tokens", "48",
-		"--output-tokens", "6", "--goodput", "ttft:300", "--progress", "off", "--no-server-metrics", "--output-json", sweep)
+	code, stdout, log = benchCLI(t, "--url", mocktarget.Saturating(t), "--rates", "10,500", "--num-prompts", "15", "--min-samples", "0", "--input-tokens", "48",
+		"--output-tokens", "6", "--goodput", "ttft:600", "--progress", "off", "--no-server-metrics", "--output-json", sweep)
 	if code != 0 {
 		t.Fatalf("bench: exit %d\n%s\n%s", code, stdout, log)
 	}

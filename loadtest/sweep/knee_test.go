@@ -117,6 +117,15 @@ func TestSweepReportsANonMonotoneCurve(t *testing.T) {
 	if lo, hi, _ := s.KneeCI(); lo != 10 || !math.IsInf(hi, 1) {
 		t.Errorf("interval %v–%v: want 10 to unbounded (nothing failed above the rebound)", lo, hi)
 	}
+	// A failure that rests on a few requests bounds nothing: 39 of 40
+	// good resamples to 40 of 40 a third of the time.
+	thin := &Sweep{KneeGoodput: 99, Points: []*Point{
+		{Kind: PointRate, Rate: 5, Report: &summary.Report{Completed: 40, GoodputPercent: 100}},
+		{Kind: PointRate, Rate: 10, Report: &summary.Report{Completed: 40, GoodputPercent: 97.5}}}}
+	thin.Knee, thin.FirstBad = thin.Points[0], thin.Points[1]
+	if lo, hi, _ := thin.KneeCI(); lo != 5 || !math.IsInf(hi, 1) || !strings.Contains(thin.KneeCIText(), "too few requests to rule out a pass") {
+		t.Errorf("thin failure: %v–%v %q", lo, hi, thin.KneeCIText())
+	}
 	// A monotone curve says nothing.
 	s, _ = RunSweep(t.Context(), SweepConfig{Rates: []float64{10, 20, 30}, Run: fakeRun(1000, 0, 0, func(r float64) float64 { return 110 - r })})
 	if s.Monotonicity() != "" || s.Rebound != nil || len(s.Points) != 3 || s.Points[2].Kind != PointConfirm {

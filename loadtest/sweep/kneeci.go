@@ -79,8 +79,13 @@ func (s *Sweep) KneeCIText() string {
 		return ""
 	}
 	level := stats.CILevel * 100
-	if math.IsInf(hi, 1) {
+	switch {
+	case math.IsInf(hi, 1) && s.FirstBad == nil:
 		return fmt.Sprintf("Knee rate %.0f%% interval: above %.2f req/s offered, no upper bound (no tested rate failed)", level, lo)
+	case math.IsInf(hi, 1) && s.Rebound != nil:
+		return fmt.Sprintf("Knee rate %.0f%% interval: above %.2f req/s offered, no upper bound (a rate past the first failure passed again)", level, lo)
+	case math.IsInf(hi, 1):
+		return fmt.Sprintf("Knee rate %.0f%% interval: above %.2f req/s offered, no upper bound (the failing rates rest on too few requests to rule out a pass: raise --min-samples)", level, lo)
 	}
 	return fmt.Sprintf("Knee rate %.0f%% interval: %.2f–%.2f req/s offered (from the last passing to the first failing rate, widened by each point's sampling error)", level, lo, hi)
 }

@@ -48,8 +48,8 @@ func TestBenchCLIReport(t *testing.T) {
 	}
 
 	// A server that saturates: the sweep bends, and has a knee and a plan.
-	sargs := []string{"--url", mocktarget.Saturating(t), "--input-tokens", "8", "--output-tokens", "4", "--progress", "off", "--goodput", "ttft:300", "--report", path}
-	code, stdout, log = benchCLI(t, append(sargs, "--rates", "10,200", "--num-prompts", "15", "--min-samples", "15", "--peak-rps", "30", "--no-server-metrics")...)
+	sargs := []string{"--url", mocktarget.Saturating(t), "--input-tokens", "8", "--output-tokens", "4", "--progress", "off", "--goodput", "ttft:600", "--report", path}
+	code, stdout, log = benchCLI(t, append(sargs, "--rates", "10,500", "--num-prompts", "15", "--min-samples", "15", "--peak-rps", "30", "--no-server-metrics")...)
 	if code != 0 {
 		t.Fatalf("sweep: exit %d\n%s%s", code, stdout, log)
 	}

@@ -96,8 +96,8 @@ func TestBenchCLIPlanOnly(t *testing.T) {
 func TestBenchCLISweep(t *testing.T) {
 	url := mocktarget.Saturating(t)
 	dir := t.TempDir()
-	code, stdout, log := benchCLI(t, "--url", url, "--rates", "10,200", "--num-prompts", "15", "--min-samples", "0", "--input-tokens", "8",
-		"--output-tokens", "4", "--goodput", "ttft:300", "--progress", "off", "--no-server-metrics",
+	code, stdout, log := benchCLI(t, "--url", url, "--rates", "10,500", "--num-prompts", "15", "--min-samples", "0", "--input-tokens", "8",
+		"--output-tokens", "4", "--goodput", "ttft:600", "--progress", "off", "--no-server-metrics",
 		"--curve", filepath.Join(dir, "c.svg"), "--output-json", filepath.Join(dir, "s.json"), "--daily-requests", "1e6")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)

@@ -95,10 +95,11 @@ func Hang(arrived *atomic.Int64) http.HandlerFunc {
 }
 
 // Saturating serves a mock that runs one request at a time (TTFT 40 ms, 5
-// ms a token) and returns its base URL: a sweep over it bends. With a few
-// output tokens it serves ~15 req/s: at 10 req/s nothing queues, while a
-// burst of 15 requests at 200 req/s queues, and all but the first few
-// wait past a 300 ms TTFT.
+// ms a token) and returns its base URL: a sweep over it bends. With 4
+// output tokens it serves ~18 req/s: at 10 req/s a request waits at most
+// for one other, while of a burst of 15 at 500 req/s the k-th waits
+// ~53k ms, and the last four pass a 600 ms TTFT (a stall on a loaded
+// machine only adds to that).
 func Saturating(t testing.TB) string {
 	t.Helper()
 	o := FixedMock()
