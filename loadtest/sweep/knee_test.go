@@ -172,3 +172,18 @@ func TestKneeCICoversTheTrueKnee(t *testing.T) {
 		t.Errorf("the %.0f%% interval covered the true knee %.2f in %.1f%% of %d sweeps", 100*stats.CILevel, truth, 100*c, sims)
 	}
 }
+
+// The interval of docs/bench.md's example sweep, from its points' counts
+// and goodput: the bracket 8.40–8.99 widened to 7.23–9.58 by the two
+// points within a few requests of the target.
+func TestKneeCIDocExample(t *testing.T) {
+	s := &Sweep{KneeGoodput: 99}
+	for _, p := range [][2]float64{{4.88, 100}, {7.23, 100}, {8.40, 99.2}, {8.99, 98.8}, {9.58, 91.6}} {
+		s.Points = append(s.Points, &Point{Kind: PointRate, Rate: p[0], Report: &summary.Report{Completed: 1000, GoodputPercent: p[1]}})
+	}
+	s.Knee, s.FirstBad = s.Points[2], s.Points[3]
+	want := "Knee rate 95% interval: 7.23–9.58 req/s offered (from the last passing to the first failing rate, widened by each point's sampling error)"
+	if got := s.KneeCIText(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
