@@ -85,7 +85,7 @@ var badConfigs = map[string]string{
 	"capacity_knee_nan":                  `14: targets[0].capacity.knee_requests_per_second: knee_requests_per_second must be a positive finite number, got NaN`,
 	"capacity_knee_zero":                 `14: targets[0].capacity.knee_requests_per_second: knee_requests_per_second must be a positive finite number, got 0`,
 	"capacity_knee_file_missing":         `14: targets[0].capacity.knee_file: cannot read testdata/bad/no-such-sweep.json: no such file or directory`,
-	"capacity_knee_file_garbled":         `14: targets[0].capacity.knee_file: testdata/bad/capacity_garbled.json:6: not JSON: invalid character 'o' after object key:value pair`,
+	"capacity_knee_file_garbled":         `14: targets[0].capacity.knee_file: testdata/bad/capacity_garbled.json:6: not JSON: want ',' or '}' after "llm_prober_workload"'s value, got 'o'`,
 	"capacity_knee_file_no_knee":         `14: targets[0].capacity.knee_file: testdata/bad/capacity_no_knee.json: the sweep found no knee (no rate kept 99% of requests within the SLOs)`,
 	"capacity_min_headroom_one":          `15: targets[0].capacity.min_headroom_ratio: min_headroom_ratio must be at least 0 and less than 1, got 1`,
 	"capacity_no_server_metrics":         `11: targets[0].capacity: capacity needs server_metrics.enabled: true (headroom is the server's own served request rate, from its /metrics)`,

@@ -37,7 +37,7 @@ func TestReadKnee(t *testing.T) {
 	}
 	for name, c := range map[string]struct{ body, want string }{
 		"noknee.json":  {`{"knee_goodput_percent": 99, "points": []}`, "found no knee"},
-		"zero.json":    {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": 0}`, "must be a positive finite number"},
+		"zero.json":    {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": 0}`, "must be a rate between 1e-06 and 1e+09 req/s, got 0"},
 		"run.json":     {`{"completed": 10, "request_rate": 4}`, "want a bench --sweep --output-json result"},
 		"garbled.json": {`{"knee_goodput_percent": 99, "knee_request_rate": `, "the JSON ends early"},
 		"string.json":  {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": "NaN"}`, "knee_achieved_request_rate: want a number"},
