@@ -123,6 +123,8 @@ func (ks *kneeScan) result(name string) (*Knee, error) {
 	switch {
 	case ks.status == "lower_bound":
 		return nil, fmt.Errorf("%s: knee above %g req/s is a lower bound, not a knee: no rate of the sweep failed; rerun bench --sweep with higher --rates", name, ks.lowerBound)
+	case ks.status == "interrupted":
+		return nil, fmt.Errorf("%s: the sweep was interrupted before it found the knee", name)
 	case ks.status == "not_found" || !ks.found["knee_achieved_request_rate"] && ks.found["knee_goodput_percent"] && !ks.found["knee_request_rate"]:
 		return nil, fmt.Errorf("%s: the sweep found no knee (no rate kept %g%% of requests within the SLOs)", name, k.GoodputPercent)
 	case !ks.found["knee_achieved_request_rate"]:
@@ -188,8 +190,8 @@ func (ks *kneeScan) scan(s *jsonScanner) error {
 				return s.valueErr("%s: want a string", key)
 			}
 			v, err := s.str(32)
-			if err == nil && v != "found" && v != "lower_bound" && v != "not_found" {
-				err = s.valueErr("%s: unknown status %q (want found, lower_bound or not_found)", key, v)
+			if err == nil && v != "found" && v != "lower_bound" && v != "not_found" && v != "interrupted" {
+				err = s.valueErr("%s: unknown status %q (want found, lower_bound, not_found or interrupted)", key, v)
 			}
 			ks.status = v
 			return err

@@ -68,7 +68,10 @@ type Sweep struct {
 	// Rebound is a rate above FirstBad that passed again (the confirming
 	// run): goodput is not monotone in the rate. The knee stays below the
 	// first failure.
-	Rebound     *Point
+	Rebound *Point
+	// Interrupted: the sweep stopped before its end (a point could not
+	// run, or the context ended); Knee and Above are then unset.
+	Interrupted bool
 	KneeGoodput float64
 	// Prompts says how the points' prompts were kept out of the server's
 	// Prefix cache (set by the caller, printed with the table).
@@ -83,7 +86,12 @@ type Sweep struct {
 // listed rate after the first failure is run too (PointConfirm): a pass
 // there is reported (Rebound). A failing first rate is followed by up to
 // StepDown lower ones. No failing rate at all: no knee, only Above.
-func RunSweep(ctx context.Context, cfg SweepConfig) (*Sweep, error) {
+func RunSweep(ctx context.Context, cfg SweepConfig) (s *Sweep, err error) {
+	defer func() {
+		if err != nil {
+			s.Interrupted = true
+		}
+	}()
 	if cfg.KneeGoodput <= 0 {
 		cfg.KneeGoodput = 99
 	}
@@ -96,7 +104,7 @@ func RunSweep(ctx context.Context, cfg SweepConfig) (*Sweep, error) {
 	if cfg.StepDown == 0 {
 		cfg.StepDown = 3
 	}
-	s := &Sweep{KneeGoodput: cfg.KneeGoodput}
+	s = &Sweep{KneeGoodput: cfg.KneeGoodput}
 	run := func(kind string, rate float64) (*Point, error) {
 		p, err := cfg.Run(ctx, kind, rate)
 		if err != nil {

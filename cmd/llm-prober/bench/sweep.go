@@ -208,6 +208,8 @@ func writeSweepJSON(path string, sw *sweep.Sweep, files map[*sweep.Point]string)
 		w.WriteString(",\n  \"llm_prober_knee_status\": \"lower_bound\"")
 		w.WriteString(",\n  \"llm_prober_knee_lower_bound_request_rate\": " + num(sw.Above.Rate))
 		w.WriteString(",\n  \"llm_prober_knee_lower_bound_achieved_request_rate\": " + num(sw.Above.Report.RequestThroughput))
+	case sw.Interrupted:
+		w.WriteString(",\n  \"llm_prober_knee_status\": \"interrupted\"")
 	default:
 		w.WriteString(",\n  \"llm_prober_knee_status\": \"not_found\"")
 	}
