@@ -71,18 +71,6 @@ func (s *jsonScanner) next() (byte, error) {
 	return c, nil
 }
 
-// peek is the next byte, not consumed; 0 at the end.
-func (s *jsonScanner) peek() byte {
-	if s.left <= 0 {
-		return 0
-	}
-	b, err := s.r.Peek(1)
-	if err != nil {
-		return 0
-	}
-	return b[0]
-}
-
 // nonSpace reads past white space to the next byte.
 func (s *jsonScanner) nonSpace() (byte, error) {
 	for {
@@ -196,7 +184,7 @@ func (s *jsonScanner) skip(c byte) error {
 		_, err := s.str(0)
 		return err
 	case c == '-' || c >= '0' && c <= '9':
-		_, err := s.number(c)
+		_, err := s.number(c, false)
 		return err
 	case c == 't':
 		return s.literal("rue")
@@ -284,29 +272,12 @@ func (s *jsonScanner) str(keep int) (string, error) {
 	}
 }
 
-// number reads a number starting with c and parses it (NaN-free: JSON
-// has none); one longer than maxJSONNumberLen is read but not parsed.
-func (s *jsonScanner) number(c byte) (float64, error) {
-	var buf [maxJSONNumberLen]byte
-	n := 0
-	add := func(c byte) {
-		if n < len(buf) {
-			buf[n] = c
-		}
-		n++
-	}
-	digits := func() (int, error) {
-		k := 0
-		for p := s.peek(); p >= '0' && p <= '9'; p = s.peek() {
-			c, err := s.next()
-			if err != nil {
-				return k, err
-			}
-			add(c)
-			k++
-		}
-		return k, nil
-	}
+// number reads a number starting with c and, with parse, parses it
+// (NaN-free: JSON has none); one longer than maxJSONNumberLen is read but
+// not parsed. A skipped number is only checked.
+func (s *jsonScanner) number(c byte, parse bool) (float64, error) {
+	var nb numBuf
+	add := nb.add
 	add(c)
 	if c == '-' {
 		var err error
@@ -318,38 +289,101 @@ func (s *jsonScanner) number(c byte) (float64, error) {
 	switch {
 	case c == '0':
 	case c >= '1' && c <= '9':
-		if _, err := digits(); err != nil {
+		if _, err := s.digits(&nb); err != nil {
 			return 0, err
 		}
 	default:
 		return 0, s.syntax("bad number")
 	}
-	if s.peek() == '.' {
-		c, _ := s.next()
-		add(c)
-		if k, err := digits(); err != nil {
+	if ok, err := s.accept('.', 0); err != nil {
+		return 0, err
+	} else if ok {
+		add('.')
+		if k, err := s.digits(&nb); err != nil {
 			return 0, err
 		} else if k == 0 {
 			return 0, s.syntax("bad number: no digit after '.'")
 		}
 	}
-	if p := s.peek(); p == 'e' || p == 'E' {
-		c, _ := s.next()
-		add(c)
-		if p := s.peek(); p == '+' || p == '-' {
-			c, _ := s.next()
-			add(c)
+	if ok, err := s.accept('e', 'E'); err != nil {
+		return 0, err
+	} else if ok {
+		add('e')
+		if ok, err := s.accept('-', 0); err != nil {
+			return 0, err
+		} else if ok {
+			add('-')
+		} else if _, err := s.accept('+', 0); err != nil {
+			return 0, err
 		}
-		if k, err := digits(); err != nil {
+		if k, err := s.digits(&nb); err != nil {
 			return 0, err
 		} else if k == 0 {
 			return 0, s.syntax("bad number: no digit in the exponent")
 		}
 	}
-	if n > len(buf) {
-		return 0, s.syntax("a number of %d characters", n)
+	switch {
+	case nb.n > len(nb.b):
+		return 0, s.syntax("a number of %d characters", nb.n)
+	case !parse:
+		return 0, nil
 	}
 	// Out of range (1e999) is ±Inf with an error: the caller refuses it.
-	v, _ := strconv.ParseFloat(string(buf[:n]), 64)
+	v, _ := strconv.ParseFloat(string(nb.b[:nb.n]), 64)
 	return v, nil
+}
+
+// numBuf holds a number's first maxJSONNumberLen bytes and counts all.
+type numBuf struct {
+	b [maxJSONNumberLen]byte
+	n int
+}
+
+func (nb *numBuf) add(c byte) {
+	if nb.n < len(nb.b) {
+		nb.b[nb.n] = c
+	}
+	nb.n++
+}
+
+// accept reads the next byte if it is a or b (b 0: a only); the end of
+// the input is no error here (the caller's next read reports it).
+func (s *jsonScanner) accept(a, b byte) (bool, error) {
+	c, err := s.next()
+	switch {
+	case err == errJSONEnd || err == errJSONCap: // sentinels, never wrapped
+		return false, nil
+	case err != nil:
+		return false, err
+	case c == a || b != 0 && c == b:
+		return true, nil
+	}
+	s.unread(c)
+	return false, nil
+}
+
+// digits reads a run of decimal digits into nb.
+func (s *jsonScanner) digits(nb *numBuf) (int, error) {
+	for k := 0; ; k++ {
+		c, err := s.next()
+		switch {
+		case err == errJSONEnd || err == errJSONCap: // sentinels, never wrapped
+			return k, nil
+		case err != nil:
+			return k, err
+		case c < '0' || c > '9':
+			s.unread(c)
+			return k, nil
+		}
+		nb.add(c)
+	}
+}
+
+// unread puts back the byte next just read.
+func (s *jsonScanner) unread(c byte) {
+	_ = s.r.UnreadByte()
+	s.left++
+	if c == '\n' {
+		s.line--
+	}
 }

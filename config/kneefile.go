@@ -236,7 +236,7 @@ func (s *jsonScanner) num(key string, c byte) (float64, error) {
 		}
 		return 0, s.valueErr("%s: want a number", key)
 	}
-	v, err := s.number(c)
+	v, err := s.number(c, true)
 	if err == nil && math.IsInf(v, 0) {
 		err = s.valueErr("%s: %g is out of range", key, v)
 	}
