@@ -142,6 +142,11 @@ func TestKneeFileCap(t *testing.T) {
 	if k, err := readKneeFile(p, 4<<20); err != nil || k.Rate != 8.25 {
 		t.Errorf("under the cap: %+v, %v", k, err)
 	}
+	// The knee first, its point past the cap: the knee, its workload unknown.
+	p = writeSweep(t, t.TempDir(), true, 4, 80_000)
+	if k, err := readKneeFile(p, 1<<20); err != nil || k.Rate != 8.25 || k.Workload != "" || !math.IsNaN(k.PromptMean) {
+		t.Errorf("knee first, point past the cap: %+v, %v", k, err)
+	}
 }
 
 // The knee's workload is the knee point's, burstiness included (issue 31:

@@ -347,11 +347,12 @@ func (nb *numBuf) add(c byte) {
 }
 
 // accept reads the next byte if it is a or b (b 0: a only); the end of
-// the input is no error here (the caller's next read reports it).
+// the input is no error here (the caller's next read reports it), the
+// byte cap is.
 func (s *jsonScanner) accept(a, b byte) (bool, error) {
 	c, err := s.next()
 	switch {
-	case err == errJSONEnd || err == errJSONCap: // sentinels, never wrapped
+	case err == errJSONEnd: // a sentinel, never wrapped
 		return false, nil
 	case err != nil:
 		return false, err
@@ -367,7 +368,7 @@ func (s *jsonScanner) digits(nb *numBuf) (int, error) {
 	for k := 0; ; k++ {
 		c, err := s.next()
 		switch {
-		case err == errJSONEnd || err == errJSONCap: // sentinels, never wrapped
+		case err == errJSONEnd: // a sentinel, never wrapped
 			return k, nil
 		case err != nil:
 			return k, err

@@ -107,6 +107,9 @@ func readKneeFile(name string, limit int64) (*Knee, error) {
 		return nil, fmt.Errorf("%s:%d: not JSON: %s", name, se.line, se.msg)
 	case errors.As(err, &ve):
 		return nil, fmt.Errorf("%s:%d: %s", name, ve.line, ve.msg)
+	case errors.Is(err, errJSONCap) && ks.found["knee_achieved_request_rate"] && ks.found["knee_request_rate"]:
+		// The knee, but not its point, within the cap: the knee without
+		// its workload.
 	case errors.Is(err, errJSONCap):
 		return nil, fmt.Errorf("%s: no knee in the first %d MiB", name, limit>>20)
 	case errors.Is(err, errJSONEnd):
