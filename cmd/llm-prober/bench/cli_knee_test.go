@@ -28,7 +28,7 @@ func TestBenchCLISweepBelowSaturationIsALowerBound(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sweep.json")
 	code, stdout, log := benchCLI(t, "--url", url, "--input-tokens", "32", "--output-tokens", "16", "--goodput", "ttft:2000 tpot:500",
 		"--rates", "10,20", "--min-samples", "0", "--num-prompts", "40", "--daily-requests", "5000000", "--progress", "off",
-		"--no-server-metrics", "--output-json", out)
+		"--no-server-metrics", "--output-json", out, "--report", out+".html")
 	if code != ExitFailed || !strings.Contains(log, "knee above 20.00 req/s (lower bound): extend --rates") {
 		t.Fatalf("exit %d, want %d and the lower bound\n%s\n%s", code, ExitFailed, stdout, log)
 	}
@@ -40,6 +40,15 @@ func TestBenchCLISweepBelowSaturationIsALowerBound(t *testing.T) {
 	}
 	if strings.Contains(stdout, "GPUs = replicas") || strings.Contains(stdout, "<- knee\n") {
 		t.Errorf("a plan or a knee from a lower bound:\n%s", stdout)
+	}
+	page := readReport(t, out+".html")
+	for _, want := range []string{"knee above 20.00 req/s (lower bound)", "20.00 req/s offered (knee above: lower bound)", "no upper bound (no tested rate failed)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "Capacity plan") || strings.Contains(page, "(knee)") {
+		t.Error("the report plans from a lower bound or calls it the knee")
 	}
 	raw, err := os.ReadFile(out)
 	if err != nil {
