@@ -1,7 +1,6 @@
 package config
 
 import (
-	"math"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -61,12 +60,15 @@ func (c *checker) capacity(path string, cp *Capacity, sm *ServerMetrics) error {
 		c.errf(path+".knee_file", "set knee_requests_per_second or knee_file, not both")
 	case !num && !file:
 		c.errf(path, "capacity needs knee_requests_per_second or knee_file (a bench --sweep --output-json result)")
-	case num && (!(cp.KneeRequestsPerSecond > 0) || math.IsInf(cp.KneeRequestsPerSecond, 1)):
-		c.errf(path+".knee_requests_per_second", "knee_requests_per_second must be a positive finite number, got %g", cp.KneeRequestsPerSecond)
+	case num && !(cp.KneeRequestsPerSecond >= MinKneeRate && cp.KneeRequestsPerSecond <= MaxKneeRate):
+		c.errf(path+".knee_requests_per_second", "knee_requests_per_second must be a rate between %g and %g req/s, got %g", MinKneeRate, MaxKneeRate, cp.KneeRequestsPerSecond)
 	case num:
 		cp.Knee, cp.Source = cp.KneeRequestsPerSecond, KneeSourceConfig
 	default:
-		k, err := ReadKneeFile(cp.KneeFile)
+		if c.knees == nil {
+			c.knees = kneeCache{}
+		}
+		k, err := c.knees.read(cp.KneeFile)
 		if err != nil {
 			c.errf(path+".knee_file", "%v", err)
 		} else {

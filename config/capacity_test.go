@@ -61,14 +61,22 @@ func writeSweep(t testing.TB, dir string, kneeFirst bool, points, requests int) 
 		if i > 0 {
 			fmt.Fprint(w, ",")
 		}
-		fmt.Fprintf(w, "\n"+`{"kind": "rate", "request_rate": %d, "ttfts": [`, i)
+		// The last point is the knee's, the first a synchronous one.
+		rate, burstiness := fmt.Sprint(i), 0.5
+		if i == points-1 {
+			rate = "9.5"
+		}
+		if i == 0 {
+			burstiness = 0
+		}
+		fmt.Fprintf(w, "\n"+`{"kind": "rate", "request_rate": %s, "ttfts": [`, rate)
 		for j := range requests {
 			if j > 0 {
 				fmt.Fprint(w, ",")
 			}
 			fmt.Fprint(w, "0.0123456")
 		}
-		fmt.Fprintf(w, `], "llm_prober_workload": "synthetic: 512 input tokens, 128 output tokens (±0.2), seed %d", "burstiness": 0.5, "nested": {"a": [[1], {"b": null}]}}`, i)
+		fmt.Fprintf(w, `], "llm_prober_workload": "synthetic: 512 input tokens, 128 output tokens (±0.2), seed %d", "burstiness": %g, "nested": {"a": [[1], {"b": null}]}}`, i, burstiness)
 	}
 	fmt.Fprint(w, "]")
 	if !kneeFirst {
@@ -111,11 +119,12 @@ func TestCapacityNumber(t *testing.T) {
 	}
 }
 
-// A file as bench writes it is read up to its first point: what follows
+// A file as bench writes it is read up to the knee's point: what follows
 // is never read (a sweep of a million requests loads at once).
 func TestKneeFileReadsNoFurther(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "sweep.json")
-	if err := os.WriteFile(p, []byte(`{"knee_achieved_request_rate": 3, "points": [{"llm_prober_workload": "w, seed 1"}, {not json`), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte(`{"knee_request_rate": 4, "knee_achieved_request_rate": 3, "points": [{"request_rate": 2, "llm_prober_workload": "v"}, `+
+		`{"request_rate": 4, "llm_prober_workload": "w, seed 1"}, {not json`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if k, err := ReadKneeFile(p); err != nil || k.Rate != 3 || k.Workload != "w" {
@@ -126,15 +135,22 @@ func TestKneeFileReadsNoFurther(t *testing.T) {
 // Reading stops at the cap: a knee past it is not looked for.
 func TestKneeFileCap(t *testing.T) {
 	p := writeSweep(t, t.TempDir(), false, 4, 80_000) // about 1.6 MB, the knee at the end
-	_, err := readKneeFile(p, 1<<20, false)
+	_, err := readKneeFile(p, 1<<20)
 	if err == nil || err.Error() != p+": no knee in the first 1 MiB" {
 		t.Errorf("got %v", err)
 	}
-	if k, err := readKneeFile(p, 4<<20, false); err != nil || k.Rate != 8.25 {
+	if k, err := readKneeFile(p, 4<<20); err != nil || k.Rate != 8.25 {
 		t.Errorf("under the cap: %+v, %v", k, err)
+	}
+	// The knee first, its point past the cap: the knee, its workload unknown.
+	p = writeSweep(t, t.TempDir(), true, 4, 80_000)
+	if k, err := readKneeFile(p, 1<<20); err != nil || k.Rate != 8.25 || k.Workload != "" || !math.IsNaN(k.PromptMean) {
+		t.Errorf("knee first, point past the cap: %+v, %v", k, err)
 	}
 }
 
+// The knee's workload is the knee point's, burstiness included (issue 31:
+// llm_prober_capacity_knee_info showed the synchronous point's 0).
 func TestCapacityKneeFile(t *testing.T) {
 	for _, tc := range []struct {
 		name               string
@@ -192,7 +208,7 @@ func TestCapacityKneeFileReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = loadIn(t, dir, yml)
-	want := filepath.Join(dir, "llm-prober.yml") + `:12: targets[0].capacity.knee_file: ` + p + `: knee_achieved_request_rate: json: cannot unmarshal string into Go value of type float64`
+	want := filepath.Join(dir, "llm-prober.yml") + `:12: targets[0].capacity.knee_file: ` + p + `:1: knee_achieved_request_rate: want a number`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
@@ -216,20 +232,21 @@ func TestCapacityErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for capacity, want := range map[string]string{
-		"knee_file: empty.json":                              "empty.json: the JSON ends early",
-		"knee_file: array.json":                              `array.json: expected '{', got [`,
-		"knee_file: offered.json":                            "offered.json: no knee_achieved_request_rate (want a bench --sweep --output-json result)",
-		"knee_file: zero.json":                               "zero.json: knee_achieved_request_rate must be a positive finite number, got 0",
-		"knee_file: negative.json":                           "negative.json: knee_achieved_request_rate must be a positive finite number, got -1",
-		"knee_file: cut.json":                                "cut.json: the JSON ends early",
-		"knee_file: other.json":                              "other.json: no knee_achieved_request_rate (want a bench --sweep --output-json result)",
-		"knee_file: dir.json":                                "dir.json is a directory",
-		"knee_requests_per_second: .inf":                     "knee_requests_per_second must be a positive finite number, got +Inf",
-		"knee_requests_per_second: -2":                       "knee_requests_per_second must be a positive finite number, got -2",
-		"knee_requests_per_second: fast":                     "cannot unmarshal !!str `fast` into float64",
-		"{}":                                                 "capacity needs knee_requests_per_second or knee_file",
-		"knee_requests_per_second: 1\n      rate_window: 5m": "rate_window 5m must hold at least 4 server_metrics intervals (6m) and be at most 1h",
-		"knee_requests_per_second: 1\n      rate_window: 2h": "rate_window 2h must hold at least 4 server_metrics intervals (6m) and be at most 1h",
+		"knee_file: empty.json":                                       "empty.json: the JSON ends early",
+		"knee_file: array.json":                                       `array.json:1: not JSON: expected '{', got '['`,
+		"knee_file: offered.json":                                     "offered.json: no knee_achieved_request_rate (want a bench --sweep --output-json result)",
+		"knee_file: zero.json":                                        "zero.json:1: knee_achieved_request_rate must be a rate between 1e-06 and 1e+09 req/s, got 0",
+		"knee_file: negative.json":                                    "negative.json:1: knee_achieved_request_rate must be a rate between 1e-06 and 1e+09 req/s, got -1",
+		"knee_file: cut.json":                                         "cut.json: the JSON ends early",
+		"knee_file: other.json":                                       "other.json: no knee_achieved_request_rate (want a bench --sweep --output-json result)",
+		"knee_file: dir.json":                                         "dir.json is a directory",
+		"knee_requests_per_second: .inf":                              "knee_requests_per_second must be a rate between 1e-06 and 1e+09 req/s, got +Inf",
+		"knee_requests_per_second: 5e-324":                            "knee_requests_per_second must be a rate between 1e-06 and 1e+09 req/s, got 5e-324",
+		"knee_requests_per_second: -2":                                "knee_requests_per_second must be a rate between 1e-06 and 1e+09 req/s, got -2",
+		"knee_requests_per_second: fast":                              "cannot unmarshal !!str `fast` into float64",
+		"{}":                                                          "capacity needs knee_requests_per_second or knee_file",
+		"knee_requests_per_second: 1\n      rate_window: 5m":          "rate_window 5m must hold at least 4 server_metrics intervals (6m) and be at most 1h",
+		"knee_requests_per_second: 1\n      rate_window: 2h":          "rate_window 2h must hold at least 4 server_metrics intervals (6m) and be at most 1h",
 		"knee_requests_per_second: 1\n      min_headroom_ratio: -0.1": "min_headroom_ratio must be at least 0 and less than 1, got -0.1",
 		"knee_requests_per_second: 1\n      knee: 2":                  `targets[0].capacity.knee: unknown field (did you mean "knee_file"?)`,
 	} {
@@ -261,8 +278,10 @@ func BenchmarkReadKneeFile(b *testing.B) {
 	}
 }
 
-// FuzzKneeFile feeds arbitrary bytes as a knee file: never a panic; a knee
-// read is positive and finite, its workload a short valid label value.
+// FuzzKneeFile feeds arbitrary bytes as a knee file: never a panic, never
+// more than the caps; an accepted knee is within its bounds (no 5e-324: a
+// headroom of −Inf), its workload a short valid label
+// value and its lengths finite; a refusal is one line naming the file.
 func FuzzKneeFile(f *testing.F) {
 	for _, name := range []string{"testdata/bad/capacity_garbled.json", "testdata/bad/capacity_no_knee.json"} {
 		b, err := os.ReadFile(name)
@@ -274,6 +293,12 @@ func FuzzKneeFile(f *testing.F) {
 	f.Add([]byte(`{"knee_achieved_request_rate": 3, "points": [{"llm_prober_workload": "w, seed 1", "burstiness": 0.5}, {`))
 	f.Add([]byte(`{"points": [[], {}], "knee_achieved_request_rate": 1e308, "knee_request_rate": "x"}`))
 	f.Add([]byte(`{"knee_achieved_request_rate": 2, "points": [{"llm_prober_workload": "` + strings.Repeat("é", 300) + `"}]}`))
+	f.Add([]byte(`{"knee_goodput_percent": 99, "llm_prober_knee_status": "found", "knee_request_rate": 4, "knee_achieved_request_rate": 3.9,
+		"points": [{"request_rate": "inf", "completed": 1}, {"request_rate": 4, "completed": 10, "total_input_tokens": 5120, "total_output_tokens": 1280,
+		"llm_prober_workload": "w\u00e9\ud800, seed 2", "burstiness": 1, "requests": [{"ttft": 0.1, "itls": [1e-3, 2E+1, -0.5]}, null, true, false]}]}`))
+	f.Add([]byte(`{"llm_prober_knee_status": "lower_bound", "llm_prober_knee_lower_bound_request_rate": 20, "knee_achieved_request_rate": 20}`))
+	f.Add([]byte(`{"knee_achieved_request_rate": 5e-324} `))
+	f.Add([]byte(`{"x": ` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `, "knee_achieved_request_rate": 1}`))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p := filepath.Join(dir, "knee.json")
@@ -282,10 +307,17 @@ func FuzzKneeFile(f *testing.F) {
 		}
 		k, err := ReadKneeFile(p)
 		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, p) || strings.Contains(msg, "\n") {
+				t.Errorf("error %q: not one line naming the file", msg)
+			}
 			return
 		}
-		if !(k.Rate > 0) || math.IsInf(k.Rate, 1) || len(k.Workload) > maxWorkloadBytes || !utf8.ValidString(k.Workload) {
+		if !(k.Rate >= MinKneeRate && k.Rate <= MaxKneeRate) || len(k.Workload) > maxWorkloadBytes || !utf8.ValidString(k.Workload) ||
+			math.IsInf(k.PromptMean, 0) || math.IsInf(k.OutputMean, 0) {
 			t.Errorf("knee %+v from %q", k, b)
+		}
+		if headroom := 1 - 1e9/k.Rate; math.IsInf(headroom, 0) || math.IsNaN(headroom) {
+			t.Errorf("knee %g makes the headroom %g", k.Rate, headroom)
 		}
 	})
 }

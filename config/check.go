@@ -17,6 +17,7 @@ type checker struct {
 	file  string
 	lines map[string]int
 	errs  []*Error
+	knees kneeCache // the knee files this load read, by path
 }
 
 // Checks record every error in c.errs and those that return one also

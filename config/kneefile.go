@@ -1,14 +1,11 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"regexp"
+	"sync/atomic"
 )
 
 // Knee is what a capacity block takes from a `bench --sweep --output-json`
@@ -22,123 +19,248 @@ type Knee struct {
 	// headroom.
 	Rate, Offered  float64
 	GoodputPercent float64 // knee_goodput_percent: the SLO share the knee kept
-	Workload       string  // a point's llm_prober_workload, seed dropped, and burstiness
+	// Workload is the knee point's llm_prober_workload, seed dropped, and
+	// its burstiness (the point run at the knee's offered rate).
+	Workload string
 	// PromptMean and OutputMean are the mean prompt and output tokens of
-	// the point at the knee, read by ReadKneePoint only (NaN: unknown).
+	// the point at the knee (NaN: unknown).
 	PromptMean, OutputMean float64
 }
 
 // MaxKneeFileBytes caps what is read of a knee file: a sweep result holds
 // every request of every point and can be large, but its knee keys come
-// first and reading stops once they and the workload are found.
+// first and reading stops once they and the knee's point are found.
 const MaxKneeFileBytes = 64 << 20
+
+// Bounds of a knee file's numbers, checked where they enter: a knee
+// outside [MinKneeRate, MaxKneeRate] req/s is no measurement (5e-324
+// made the headroom −Inf).
+const (
+	MinKneeRate = 1e-6
+	MaxKneeRate = 1e9
+)
 
 // maxWorkloadBytes caps the workload kept from the file: it is a label value.
 const maxWorkloadBytes = 256
 
-// ReadKneeFile reads the knee of a sweep result at name, and the first
-// point's workload (the daemon's capacity block: reading stops there).
-func ReadKneeFile(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes, false) }
+// maxPoints bounds a sweep's points (a sweep has tens).
+const maxPoints = 10_000
 
-// ReadKneePoint reads the knee of a sweep result at name and the point at
-// the knee: its workload and mean lengths (`llm-prober plan` compares them
-// with the traffic served). Every point is read, token by token.
-func ReadKneePoint(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes, true) }
+// ReadKneeFile reads the knee of a sweep result at name and the point at
+// the knee (its workload and burstiness, which the daemon's
+// llm_prober_capacity_knee_info shows).
+func ReadKneeFile(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes) }
 
-func readKneeFile(name string, limit int64, kneePoint bool) (*Knee, error) {
-	if err := readable(name); err != nil {
+// ReadKneePoint is ReadKneeFile, for `llm-prober plan --knee-file`: one
+// bounded reader for the daemon and plan.
+func ReadKneePoint(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes) }
+
+// kneeCache holds the knee files one config load has read: a file named
+// by many targets is read once per reload.
+type kneeCache map[string]kneeRead
+
+type kneeRead struct {
+	k   *Knee
+	err error
+}
+
+func (c kneeCache) read(name string) (*Knee, error) {
+	if r, ok := c[name]; ok {
+		return r.k, r.err
+	}
+	k, err := ReadKneeFile(name)
+	c[name] = kneeRead{k, err}
+	return k, err
+}
+
+// kneeScan is what the scan found: the knee keys, the status bench
+// writes, and the knee's point.
+type kneeScan struct {
+	k          *Knee
+	found      map[string]bool
+	status     string
+	lowerBound float64
+	knee       *point  // the point at the knee's offered rate
+	pending    []point // points read before the knee keys
+}
+
+// errKneeDone stops the scan once everything is found.
+var errKneeDone = errors.New("done")
+
+// kneeFileOpens counts the knee files opened (tests: once per load).
+var kneeFileOpens atomic.Int64
+
+func readKneeFile(name string, limit int64) (*Knee, error) {
+	kneeFileOpens.Add(1)
+	f, err := openRegular(name)
+	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, cannotRead(err)
-	}
 	defer func() { _ = f.Close() }()
-	lr := &io.LimitedReader{R: f, N: limit}
-	k, found, err := scanKnee(json.NewDecoder(lr), kneePoint)
-	var se *json.SyntaxError
+	s := newJSONScanner(f, limit)
+	ks := &kneeScan{k: &Knee{PromptMean: math.NaN(), OutputMean: math.NaN()}, found: map[string]bool{}}
+	err = ks.scan(s)
+	var se *jsonSyntaxError
+	var ve *kneeValueError
 	switch {
 	case errors.As(err, &se):
-		return nil, fmt.Errorf("%s:%d: not JSON: %v", name, lineAt(name, se.Offset), err)
-	case err != nil && lr.N == 0:
+		return nil, fmt.Errorf("%s:%d: not JSON: %s", name, se.line, se.msg)
+	case errors.As(err, &ve):
+		return nil, fmt.Errorf("%s:%d: %s", name, ve.line, ve.msg)
+	case errors.Is(err, errJSONCap) && ks.found["knee_achieved_request_rate"] && ks.found["knee_request_rate"]:
+		// The knee, but not its point, within the cap: the knee without
+		// its workload.
+	case errors.Is(err, errJSONCap):
 		return nil, fmt.Errorf("%s: no knee in the first %d MiB", name, limit>>20)
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, errJSONEnd):
 		return nil, fmt.Errorf("%s: the JSON ends early", name)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %v", name, err)
-	case !found["knee_achieved_request_rate"] && found["knee_goodput_percent"] && !found["knee_request_rate"]:
+	}
+	return ks.result(name)
+}
+
+// result checks what the scan found and fills the knee's point in.
+func (ks *kneeScan) result(name string) (*Knee, error) {
+	k := ks.k
+	switch {
+	case ks.status == "lower_bound":
+		return nil, fmt.Errorf("%s: knee above %g req/s is a lower bound, not a knee: no rate of the sweep failed; rerun bench --sweep with higher --rates", name, ks.lowerBound)
+	case ks.status == "interrupted":
+		return nil, fmt.Errorf("%s: the sweep was interrupted before it found the knee", name)
+	case ks.status == "not_found" || !ks.found["knee_achieved_request_rate"] && ks.found["knee_goodput_percent"] && !ks.found["knee_request_rate"]:
 		return nil, fmt.Errorf("%s: the sweep found no knee (no rate kept %g%% of requests within the SLOs)", name, k.GoodputPercent)
-	case !found["knee_achieved_request_rate"]:
+	case !ks.found["knee_achieved_request_rate"]:
 		return nil, fmt.Errorf("%s: no knee_achieved_request_rate (want a bench --sweep --output-json result)", name)
-	case !(k.Rate > 0) || math.IsInf(k.Rate, 1):
-		return nil, fmt.Errorf("%s: knee_achieved_request_rate must be a positive finite number, got %g", name, k.Rate)
+	}
+	for i := range ks.pending {
+		if ks.knee == nil && *ks.pending[i].rate == k.Offered {
+			ks.knee = &ks.pending[i]
+		}
+	}
+	if p := ks.knee; p != nil {
+		k.Workload = p.describe()
+		if p.completed > 0 {
+			k.PromptMean, k.OutputMean = p.totalIn/p.completed, p.totalOut/p.completed
+		}
 	}
 	return k, nil
 }
 
-// scanKnee reads the top-level keys it needs token by token (a sweep's
-// per-request arrays are never held) and stops once it has them all;
-// with kneePoint, all the points too, for the one at the knee.
-func scanKnee(dec *json.Decoder, kneePoint bool) (*Knee, map[string]bool, error) {
-	k, found := &Knee{PromptMean: math.NaN(), OutputMean: math.NaN()}, map[string]bool{}
-	var points []point
-	if err := expectDelim(dec, '{'); err != nil {
-		return nil, nil, err
+// kneeValueError is a well-formed value out of bounds, at a line.
+type kneeValueError struct {
+	line int
+	msg  string
+}
+
+func (e *kneeValueError) Error() string { return e.msg }
+
+func (s *jsonScanner) valueErr(format string, args ...any) error {
+	return &kneeValueError{line: s.line, msg: fmt.Sprintf(format, args...)}
+}
+
+// scan reads the top-level object; the per-request arrays are skipped
+// byte by byte and never held. It stops once the knee keys and the
+// knee's point are read (bench writes the knee first).
+func (ks *kneeScan) scan(s *jsonScanner) error {
+	c, err := s.nonSpace()
+	if err != nil {
+		return err
 	}
-	floats := map[string]*float64{
-		"knee_achieved_request_rate": &k.Rate,
-		"knee_request_rate":          &k.Offered,
-		"knee_goodput_percent":       &k.GoodputPercent,
+	if c != '{' {
+		return s.syntax("expected '{', got %q", c)
 	}
-	for dec.More() {
-		if !kneePoint && found["knee_achieved_request_rate"] && found["llm_prober_workload"] {
-			return k, found, nil
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, nil, err
-		}
-		key, _ := tok.(string)
-		switch p := floats[key]; {
-		case p != nil:
-			if err := dec.Decode(p); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", key, err)
+	err = s.object(func(key string, c byte) error {
+		switch key {
+		case "knee_achieved_request_rate", "knee_request_rate":
+			v, err := s.rate(key, c)
+			if key == "knee_request_rate" {
+				ks.k.Offered = v
+			} else {
+				ks.k.Rate = v
 			}
-			found[key] = true
-		case key == "points" && kneePoint && points == nil:
-			if points, err = readPoints(dec); err != nil {
-				return nil, nil, err
+			ks.found[key] = true
+			return err
+		case "knee_goodput_percent":
+			v, err := s.num(key, c)
+			if err == nil && !(v > 0 && v <= 100) {
+				err = s.valueErr("%s must be in (0, 100], got %g", key, v)
 			}
-		case key == "points" && !kneePoint && !found["llm_prober_workload"]:
-			w, ok, err := firstWorkload(dec)
-			if err != nil {
-				return nil, nil, err
+			ks.k.GoodputPercent, ks.found[key] = v, true
+			return err
+		case "llm_prober_knee_status":
+			if c != '"' {
+				return s.valueErr("%s: want a string", key)
 			}
-			k.Workload, found["llm_prober_workload"] = w, ok
-			if found["knee_achieved_request_rate"] {
-				return k, found, nil // as bench writes it: the knee, then the points
+			v, err := s.str(32)
+			if err == nil && v != "found" && v != "lower_bound" && v != "not_found" && v != "interrupted" {
+				err = s.valueErr("%s: unknown status %q (want found, lower_bound, not_found or interrupted)", key, v)
 			}
-			if err := skipRest(dec); err != nil {
-				return nil, nil, err
+			ks.status = v
+			return err
+		case "llm_prober_knee_lower_bound_request_rate":
+			v, err := s.num(key, c)
+			ks.lowerBound = v
+			return err
+		case "points":
+			if c != '[' {
+				return s.valueErr("points: want an array")
+			}
+			if err := ks.readPoints(s); err != nil {
+				return err
 			}
 		default:
-			if err := skipValue(dec); err != nil {
-				return nil, nil, err
-			}
+			return s.skip(c)
 		}
+		if ks.done() {
+			return errKneeDone
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errKneeDone):
+		return nil
+	case err != nil:
+		return err
 	}
-	if kneePoint && found["knee_request_rate"] {
-		k.atKnee(points)
+	return s.end()
+}
+
+// done: the knee keys and the knee's point are in hand.
+func (ks *kneeScan) done() bool {
+	return ks.found["knee_achieved_request_rate"] && ks.found["knee_request_rate"] && ks.knee != nil
+}
+
+// num reads a finite number (a JSON number cannot be NaN; 1e999 is +Inf).
+func (s *jsonScanner) num(key string, c byte) (float64, error) {
+	if c != '-' && (c < '0' || c > '9') {
+		if err := s.skip(c); err != nil {
+			return 0, err
+		}
+		return 0, s.valueErr("%s: want a number", key)
 	}
-	return k, found, nil
+	v, err := s.number(c, true)
+	if err == nil && math.IsInf(v, 0) {
+		err = s.valueErr("%s: %g is out of range", key, v)
+	}
+	return v, err
+}
+
+// rate reads a knee rate in [MinKneeRate, MaxKneeRate].
+func (s *jsonScanner) rate(key string, c byte) (float64, error) {
+	v, err := s.num(key, c)
+	if err == nil && !(v >= MinKneeRate && v <= MaxKneeRate) {
+		err = s.valueErr("%s must be a rate between %g and %g req/s, got %g", key, MinKneeRate, MaxKneeRate, v)
+	}
+	return v, err
 }
 
 // seedRE is the seed a synthetic workload's description ends in: each
 // sweep point has its own, and the shape is the same.
 var seedRE = regexp.MustCompile(`, seed -?[0-9]+$`)
 
-// point is what ReadKneePoint keeps of a sweep point: its offered rate
-// (nil: "inf"), lengths and workload.
+// point is what the reader keeps of a sweep point: its offered rate
+// (nil: "inf" or absent), lengths and workload.
 type point struct {
 	rate                         *float64
 	completed, totalIn, totalOut float64
@@ -157,157 +279,80 @@ func (p *point) describe() string {
 	return truncate(w, maxWorkloadBytes)
 }
 
-// maxPoints bounds the points ReadKneePoint keeps (a sweep has tens).
-const maxPoints = 10_000
-
-// atKnee takes the workload and mean lengths of the point run at the
-// knee's offered rate.
-func (k *Knee) atKnee(points []point) {
-	for _, p := range points {
-		if p.rate != nil && *p.rate == k.Offered && p.completed > 0 {
-			k.PromptMean, k.OutputMean = p.totalIn/p.completed, p.totalOut/p.completed
-			k.Workload = p.describe()
-			return
-		}
-	}
-}
-
-// readPoint reads one point object, keeping what point holds and
-// skipping the rest (its per-request arrays) token by token.
-func readPoint(dec *json.Decoder, i int) (point, error) {
-	var p point
-	if err := expectDelim(dec, '{'); err != nil {
-		return p, fmt.Errorf("points[%d]: %v", i, err)
-	}
-	floats := map[string]*float64{"completed": &p.completed, "total_input_tokens": &p.totalIn, "total_output_tokens": &p.totalOut}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return p, err
-		}
-		key, _ := tok.(string)
-		var dst any
-		switch f := floats[key]; {
-		case f != nil:
-			dst = f
-		case key == "request_rate":
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return p, fmt.Errorf("points[%d].%s: %w", i, key, err)
-			}
-			var r float64
-			if json.Unmarshal(raw, &r) == nil {
-				p.rate = &r
-			}
-			continue
-		case key == "llm_prober_workload" && !p.hasWorkload:
-			dst, p.hasWorkload = &p.workload, true
-		case key == "burstiness" && p.burstiness == nil:
-			dst = &p.burstiness
-		default:
-			if err := skipValue(dec); err != nil {
-				return p, err
-			}
-			continue
-		}
-		if err := dec.Decode(dst); err != nil {
-			return p, fmt.Errorf("points[%d].%s: %w", i, key, err)
-		}
-	}
-	_, err := dec.Token() // '}'
-	return p, err
-}
-
-// readPoints reads the points array whole, one point at a time.
-func readPoints(dec *json.Decoder) ([]point, error) {
-	if err := expectDelim(dec, '['); err != nil {
-		return nil, fmt.Errorf("points: %v", err)
-	}
-	points := []point{}
-	for i := 0; dec.More(); i++ {
+// readPoints reads the points array one point at a time, keeping the one
+// at the knee's offered rate, or, when the knee keys come after the
+// points, every point with a rate (at most maxPoints, each small).
+func (ks *kneeScan) readPoints(s *jsonScanner) error {
+	return s.array(func(i int, c byte) error {
 		if i >= maxPoints {
-			if err := skipValue(dec); err != nil {
-				return nil, err
+			return s.valueErr("points: more than %d", maxPoints)
+		}
+		if c != '{' {
+			return s.valueErr("points[%d]: want an object", i)
+		}
+		p, err := readPoint(s, i)
+		switch {
+		case err != nil:
+			return err
+		case p.rate == nil:
+		case !ks.found["knee_request_rate"]:
+			ks.pending = append(ks.pending, p)
+		case *p.rate == ks.k.Offered && ks.knee == nil:
+			ks.knee = &p
+			if ks.done() {
+				return errKneeDone
 			}
-			continue
 		}
-		p, err := readPoint(dec, i)
-		if err != nil {
-			return nil, err
-		}
-		points = append(points, p)
-	}
-	_, err := dec.Token() // ']'
-	return points, err
+		return nil
+	})
 }
 
-// firstWorkload reads the opening of the points array and its first
-// point, for its workload; the other points are left unread.
-func firstWorkload(dec *json.Decoder) (string, bool, error) {
-	if err := expectDelim(dec, '['); err != nil {
-		return "", false, fmt.Errorf("points: %v", err)
-	}
-	if !dec.More() {
-		return "", false, nil
-	}
-	p, err := readPoint(dec, 0)
-	if err != nil {
-		return "", false, err
-	}
-	return p.describe(), p.hasWorkload, nil
-}
-
-// skipRest reads the rest of an array, its closing ']' included.
-func skipRest(dec *json.Decoder) error {
-	for dec.More() {
-		if err := skipValue(dec); err != nil {
-			return err
+// readPoint reads one point object whose '{' was read, keeping what point
+// holds and skipping the rest (its per-request arrays).
+func readPoint(s *jsonScanner, i int) (point, error) {
+	var p point
+	err := s.object(func(key string, c byte) error {
+		var err error
+		switch key {
+		case "completed", "total_input_tokens", "total_output_tokens":
+			var v float64
+			if v, err = s.num(fmt.Sprintf("points[%d].%s", i, key), c); err == nil && v < 0 {
+				err = s.valueErr("points[%d].%s must not be negative, got %g", i, key, v)
+			}
+			switch key {
+			case "completed":
+				p.completed = v
+			case "total_input_tokens":
+				p.totalIn = v
+			default:
+				p.totalOut = v
+			}
+		case "request_rate":
+			if c == '"' { // "inf": a closed loop
+				_, err = s.str(0)
+				return err
+			}
+			var v float64
+			if v, err = s.num(fmt.Sprintf("points[%d].%s", i, key), c); err == nil {
+				p.rate = &v
+			}
+		case "llm_prober_workload":
+			if c != '"' {
+				return s.valueErr("points[%d].%s: want a string", i, key)
+			}
+			p.workload, err = s.str(4 * maxWorkloadBytes)
+			p.hasWorkload = true
+		case "burstiness":
+			var v float64
+			if v, err = s.num(fmt.Sprintf("points[%d].%s", i, key), c); err == nil {
+				p.burstiness = &v
+			}
+		default:
+			err = s.skip(c)
 		}
-	}
-	_, err := dec.Token()
-	return err
-}
-
-func expectDelim(dec *json.Decoder, d json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
 		return err
-	}
-	if tok != d {
-		return fmt.Errorf("expected '%c', got %v", rune(d), tok)
-	}
-	return nil
-}
-
-// skipValue reads one value of any size, holding one token at a time.
-func skipValue(dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
-}
-
-// lineAt is the line of byte offset in file name (1 if unreadable).
-func lineAt(name string, offset int64) int {
-	f, err := os.Open(name)
-	if err != nil {
-		return 1
-	}
-	defer func() { _ = f.Close() }()
-	b, _ := io.ReadAll(io.LimitReader(f, min(offset, MaxKneeFileBytes)))
-	return 1 + bytes.Count(b, []byte("\n"))
+	})
+	return p, err
 }
 
 // truncate cuts s to at most n bytes on a rune boundary.

@@ -36,12 +36,15 @@ func TestCapacityLoopLive(t *testing.T) {
 	goBuild(t, repoRoot(t), "./cmd/llm-prober", bin)
 
 	mockAddr := testutil.FreeAddr(t)
-	mock := testutil.Start(t, "mock-vllm", bin, "mock-vllm", "--listen-address", mockAddr, "--ttft", "5ms", "--itl", "1ms")
+	// One request at a time, ~95 ms each: 2 req/s holds, a burst at 200 does not.
+	mock := testutil.Start(t, "mock-vllm", bin, "mock-vllm", "--listen-address", mockAddr, "--ttft", "20ms", "--ttft-jitter", "0",
+		"--itl", "5ms", "--itl-jitter", "0", "--max-running", "1", "--kv-blocks", "0")
 	testutil.WaitHTTP(t, mock, "http://"+mockAddr+"/v1/models", 30*time.Second)
 
-	// 1. The knee of one replica: two rates the mock serves within the SLO.
+	// 1. The knee of one replica: a rate the mock serves within the SLO and
+	// one it does not (a sweep that never bends has no knee, issue 31).
 	sweep := filepath.Join(dir, "sweep.json")
-	bench := exec.Command(bin, "bench", "--url", "http://"+mockAddr, "--sweep", "--rates", "2,4",
+	bench := exec.Command(bin, "bench", "--url", "http://"+mockAddr, "--sweep", "--rates", "2,200",
 		"--num-prompts", "40", "--min-samples", "40", "--input-tokens", "64", "--output-tokens", "16",
 		"--goodput", "ttft:2000", "--progress", "off", "--output-json", sweep)
 	if out, err := bench.CombinedOutput(); err != nil {

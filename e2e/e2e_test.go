@@ -230,7 +230,7 @@ func TestEndToEnd(t *testing.T) {
 	// The prefill mock's knee comes from a sweep result, as bench writes it.
 	knee := filepath.Join(tmp, "sweep.json")
 	testutil.WriteFile(t, knee, `{"knee_goodput_percent": 99, "knee_request_rate": 60, "knee_achieved_request_rate": 50,
-  "points": [{"kind": "rate", "llm_prober_workload": "chat in=512 out=4"}]}`)
+  "points": [{"kind": "rate", "request_rate": 60, "llm_prober_workload": "chat in=512 out=4"}]}`)
 	testutil.WriteFile(t, cfg, strings.NewReplacer("{{MOCK}}", mockAddr, "{{MOCK2}}", mock2Addr, "{{OTLP}}", otlp.srv.URL, "{{KNEE}}", knee).Replace(proberConfig))
 	prober := testutil.Start(t, "llm-prober", proberBin, "--config.file", cfg, "--web.listen-address", proberAddr)
 	testutil.WaitHTTP(t, prober, "http://"+proberAddr+"/-/ready", 30*time.Second)

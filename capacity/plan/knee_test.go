@@ -37,11 +37,17 @@ func TestReadKnee(t *testing.T) {
 	}
 	for name, c := range map[string]struct{ body, want string }{
 		"noknee.json":  {`{"knee_goodput_percent": 99, "points": []}`, "found no knee"},
-		"zero.json":    {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": 0}`, "must be a positive finite number"},
+		"zero.json":    {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": 0}`, "must be a rate between 1e-06 and 1e+09 req/s, got 0"},
 		"run.json":     {`{"completed": 10, "request_rate": 4}`, "want a bench --sweep --output-json result"},
 		"garbled.json": {`{"knee_goodput_percent": 99, "knee_request_rate": `, "the JSON ends early"},
-		"string.json":  {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": "NaN"}`, "cannot unmarshal string"},
-		"empty.json":   {``, "the JSON ends early"},
+		"string.json":  {`{"knee_goodput_percent": 99, "knee_achieved_request_rate": "NaN"}`, "knee_achieved_request_rate: want a number"},
+		// Issue 31: a sweep that never saw a rate fail is no knee to plan from.
+		"lower.json": {`{"knee_goodput_percent": 99, "llm_prober_knee_status": "lower_bound", "llm_prober_knee_lower_bound_request_rate": 20, "points": []}`,
+			"knee above 20 req/s is a lower bound, not a knee"},
+		// Issue 32: the same bounded reader as the daemon's.
+		"deep.json":      {`{"x": ` + strings.Repeat("[", 100) + `]}`, "nested more than 64 deep"},
+		"subnormal.json": {`{"knee_request_rate": 4, "knee_achieved_request_rate": 5e-324}`, "must be a rate between 1e-06 and 1e+09 req/s"},
+		"empty.json":     {``, "the JSON ends early"},
 	} {
 		if _, err := ReadKnee(write(name, c.body)); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v, want an error naming the file and %q", name, err, c.want)

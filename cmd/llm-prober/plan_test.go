@@ -186,12 +186,24 @@ func TestPlanFromServedTraffic(t *testing.T) {
 	}
 }
 
-// plan reads the knee and its workload from the file a real sweep wrote.
+// plan reads the knee and its workload from the file a real sweep wrote;
+// from a sweep that never bent (a lower bound) it plans nothing, exit 2.
 func TestPlanReadsBenchSweepFile(t *testing.T) {
-	url := mocktarget.URL(t)
-	sweep := filepath.Join(t.TempDir(), "sweep.json")
-	code, stdout, log := benchCLI(t, "--url", url, "--rates", "20,40", "--num-prompts", "12", "--min-samples", "0", "--input-tokens", "48",
-		"--output-tokens", "6", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics", "--output-json", sweep)
+	dir := t.TempDir()
+	lower := filepath.Join(dir, "lower.json")
+	code, stdout, log := benchCLI(t, "--url", mocktarget.URL(t), "--rates", "20,40", "--num-prompts", "12", "--min-samples", "0", "--input-tokens", "48",
+		"--output-tokens", "6", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics", "--output-json", lower)
+	if code != 4 {
+		t.Fatalf("bench, every rate good: exit %d, want 4\n%s\n%s", code, stdout, log)
+	}
+	code, stdout, log = planCLI(t, "--prometheus.url", "http://"+testutil.FreeAddr(t), "--knee-file", lower)
+	if code != 2 || !strings.Contains(log, "--knee-file: "+lower+": knee above 40 req/s is a lower bound, not a knee") || strings.Contains(stdout, "replicas") {
+		t.Errorf("plan from a lower bound: exit %d\n%s%s", code, stdout, log)
+	}
+
+	sweep := filepath.Join(dir, "sweep.json")
+	code, stdout, log = benchCLI(t, "--url", mocktarget.Saturating(t), "--rates", "10,500", "--num-prompts", "15", "--min-samples", "0", "--input-tokens", "48",
+		"--output-tokens", "6", "--goodput", "ttft:600", "--progress", "off", "--no-server-metrics", "--output-json", sweep)
 	if code != 0 {
 		t.Fatalf("bench: exit %d\n%s\n%s", code, stdout, log)
 	}

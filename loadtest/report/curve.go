@@ -76,6 +76,9 @@ func curveCharts(s *sweep.Sweep, w, h int) []*chart {
 		if s.Knee != nil {
 			c.VRules = append(c.VRules, chartRule{At: s.Knee.Report.OutputThroughput, Label: fmt.Sprintf("knee %.2f req/s", s.KneeRate()), Color: "#d03030"})
 		}
+		if s.Above != nil {
+			c.VRules = append(c.VRules, chartRule{At: s.Above.Report.OutputThroughput, Label: fmt.Sprintf("knee above %.2f req/s", s.Above.Rate), Color: "#d03030"})
+		}
 		var line []float64
 		for _, p := range s.Frontier() {
 			line = append(line, p.Report.OutputThroughput, pn.y(p.Report))

@@ -90,8 +90,11 @@ func (h *HTMLReport) page() htmlPage {
 
 func sweepPage(s *sweep.Sweep, plan *capacity.Plan) *htmlSweep {
 	hs := &htmlSweep{Knee: s.KneeSummary()}
-	if lo, hi, ok := s.KneeCI(); ok {
-		hs.KneeCI = fmt.Sprintf("%.0f%% interval of the knee's offered rate (bootstrap over the points' requests): %.2f–%.2f req/s", stats.CILevel*100, lo, hi)
+	if s.Knee != nil || s.Above != nil {
+		hs.KneeCI = s.KneeCIText()
+	}
+	if m := s.Monotonicity(); m != "" {
+		hs.KneeCI += "; warning: " + m
 	}
 	for _, c := range curveCharts(s, 2*chartW+20, 340) {
 		hs.Curve = append(hs.Curve, trusted(c))
@@ -101,12 +104,15 @@ func sweepPage(s *sweep.Sweep, plan *capacity.Plan) *htmlSweep {
 	for _, pt := range s.Points {
 		r := pt.Report
 		offered := "—"
-		if pt.Kind == sweep.PointRate || pt.Kind == sweep.PointRefine {
+		if pt.OpenLoop() {
 			offered = fmt.Sprintf("%.2f", pt.Rate)
 		}
 		name := pointName(pt)
-		if pt == s.Knee {
+		switch pt {
+		case s.Knee:
 			name += " (knee)"
+		case s.Above:
+			name += " (knee above: lower bound)"
 		}
 		hs.Rows = append(hs.Rows, []string{name, offered, fmt.Sprintf("%.2f", r.RequestThroughput), fmt.Sprintf("%.0f", r.OutputThroughput),
 			fmt.Sprintf("%.2f", r.GoodputPercent), fmt.Sprintf("%.1f", r.TTFT.Value(s.Tail())), ciText(r.TTFT),

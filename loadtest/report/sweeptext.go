@@ -44,8 +44,11 @@ func WriteSweep(s *sweep.Sweep, w io.Writer) {
 			offered = "inf"
 		}
 		mark := ""
-		if p == s.Knee {
+		switch p {
+		case s.Knee:
 			mark = "  <- knee"
+		case s.Above:
+			mark = "  <- knee above (lower bound)"
 		}
 		fmt.Fprintf(w, "%-15s %9s %9.2f %10.0f %8.2f %10.1f %10.1f %10.1f %7d  %s%s\n",
 			p.Kind, offered, r.RequestThroughput, r.OutputThroughput, r.GoodputPercent,
@@ -53,8 +56,11 @@ func WriteSweep(s *sweep.Sweep, w io.Writer) {
 	}
 	writeUncertainty(s, w, pts)
 	fmt.Fprintf(w, "Knee (goodput ≥ %g%%): %s\n", s.KneeGoodput, s.KneeSummary())
-	if lo, hi, ok := s.KneeCI(); ok && s.Knee != nil {
-		fmt.Fprintf(w, "Knee rate %.0f%% CI: %.2f–%.2f req/s offered (bootstrap over each point's requests)\n", stats.CILevel*100, lo, hi)
+	if s.Knee != nil || s.Above != nil {
+		fmt.Fprintf(w, "%s\n", s.KneeCIText())
+	}
+	if m := s.Monotonicity(); m != "" {
+		fmt.Fprintf(w, "warning: %s\n", m)
 	}
 	if s.FirstBad != nil {
 		fmt.Fprintf(w, "First rate past it: %.2f req/s (%.2f%% good, p99 TTFT %.0f ms)\n",

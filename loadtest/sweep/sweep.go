@@ -17,6 +17,12 @@ const (
 	PointMax    = "max-throughput" // everything at once
 	PointRate   = "rate"           // open loop at Rate
 	PointRefine = "refine"         // bisection between a good and a bad rate
+	// PointConfirm is the listed rate after the first failing one, run to
+	// see the curve bend: one failure may be noise.
+	PointConfirm = "confirm"
+	// PointStepDown is a rate below a failing first rate, toward the
+	// synchronous baseline.
+	PointStepDown = "step-down"
 )
 
 // Point is one run of a sweep.
@@ -44,14 +50,28 @@ type SweepConfig struct {
 	// Extend is how many times to go 25 % past the highest rate when all
 	// passed (default 4).
 	Extend int
-	Run    func(ctx context.Context, kind string, rate float64) (*Point, error)
+	// StepDown is how many rates below a failing first rate are tried,
+	// each half way toward the synchronous throughput (or 0) (default 3;
+	// negative: none).
+	StepDown int
+	Run      func(ctx context.Context, kind string, rate float64) (*Point, error)
 }
 
 // Sweep is the outcome: every point in the order run, and the knee.
 type Sweep struct {
-	Points      []*Point
-	Knee        *Point // nil if no open-loop rate met the target
-	FirstBad    *Point // the lowest rate above the knee that failed, if any
+	Points   []*Point
+	Knee     *Point // nil if no open-loop rate met the target, or none failed
+	FirstBad *Point // the lowest rate above the knee that failed, if any
+	// Above is the highest rate tested when none failed: the curve never
+	// bent, so the knee is above it (a lower bound, never the knee).
+	Above *Point
+	// Rebound is a rate above FirstBad that passed again (the confirming
+	// run): goodput is not monotone in the rate. The knee stays below the
+	// first failure.
+	Rebound *Point
+	// Interrupted: the sweep stopped before its end (a point could not
+	// run, or the context ended); Knee and Above are then unset.
+	Interrupted bool
 	KneeGoodput float64
 	// Prompts says how the points' prompts were kept out of the server's
 	// Prefix cache (set by the caller, printed with the table).
@@ -62,8 +82,16 @@ type Sweep struct {
 // rates evenly spaced between their throughputs (or cfg.Rates), past
 // the top if every rate held, and bisects between the last good and the
 // first bad rate. The knee is the highest rate below the first failing
-// one at which at least KneeGoodput % of requests met every SLO.
-func RunSweep(ctx context.Context, cfg SweepConfig) (*Sweep, error) {
+// one at which at least KneeGoodput % of requests met every SLO. The
+// listed rate after the first failure is run too (PointConfirm): a pass
+// there is reported (Rebound). A failing first rate is followed by up to
+// StepDown lower ones. No failing rate at all: no knee, only Above.
+func RunSweep(ctx context.Context, cfg SweepConfig) (s *Sweep, err error) {
+	defer func() {
+		if err != nil {
+			s.Interrupted = true
+		}
+	}()
 	if cfg.KneeGoodput <= 0 {
 		cfg.KneeGoodput = 99
 	}
@@ -73,7 +101,10 @@ func RunSweep(ctx context.Context, cfg SweepConfig) (*Sweep, error) {
 	if cfg.Extend == 0 {
 		cfg.Extend = 4
 	}
-	s := &Sweep{KneeGoodput: cfg.KneeGoodput}
+	if cfg.StepDown == 0 {
+		cfg.StepDown = 3
+	}
+	s = &Sweep{KneeGoodput: cfg.KneeGoodput}
 	run := func(kind string, rate float64) (*Point, error) {
 		p, err := cfg.Run(ctx, kind, rate)
 		if err != nil {
@@ -84,6 +115,7 @@ func RunSweep(ctx context.Context, cfg SweepConfig) (*Sweep, error) {
 		return p, ctx.Err()
 	}
 	rates := slices.Clone(cfg.Rates)
+	floor := 0.0 // where a step down heads: the synchronous throughput
 	if len(rates) == 0 {
 		sync, err := run(PointSync, 0)
 		if err != nil {
@@ -97,6 +129,7 @@ func RunSweep(ctx context.Context, cfg SweepConfig) (*Sweep, error) {
 		if lo <= 0 || hi <= 0 {
 			return s, errors.New("sweep: the baseline or the max-throughput run completed no request")
 		}
+		floor = lo
 		hi = max(hi, lo*1.1)
 		for i := 1; i <= cfg.Steps; i++ {
 			rates = append(rates, lo+(hi-lo)*float64(i)/float64(cfg.Steps))
@@ -104,19 +137,42 @@ func RunSweep(ctx context.Context, cfg SweepConfig) (*Sweep, error) {
 	}
 	slices.Sort(rates)
 	var good, bad *Point
-	for _, r := range rates {
+	for i, r := range rates {
 		p, err := run(PointRate, r)
 		if err != nil {
 			return s, err
 		}
-		if !p.Good(cfg.KneeGoodput) {
-			bad = p
-			break
+		if p.Good(cfg.KneeGoodput) {
+			good = p
+			continue
 		}
-		good = p
+		bad = p
+		if good != nil && i+1 < len(rates) {
+			q, err := run(PointConfirm, rates[i+1])
+			if err != nil {
+				return s, err
+			}
+			if q.Good(cfg.KneeGoodput) {
+				s.Rebound = q
+			}
+		}
+		break
 	}
 	for i := 0; bad == nil && good != nil && i < cfg.Extend && len(cfg.Rates) == 0; i++ {
 		p, err := run(PointRate, good.Rate*1.25)
+		if err != nil {
+			return s, err
+		}
+		if p.Good(cfg.KneeGoodput) {
+			good = p
+		} else {
+			bad = p
+		}
+	}
+	// A first rate that fails says little of the rates below it; a point
+	// where nothing succeeded is a broken server, not a slow one.
+	for i := 0; good == nil && bad != nil && bad.Report.Completed > 0 && i < cfg.StepDown; i++ {
+		p, err := run(PointStepDown, floor+(bad.Rate-floor)/2)
 		if err != nil {
 			return s, err
 		}
@@ -137,9 +193,16 @@ func RunSweep(ctx context.Context, cfg SweepConfig) (*Sweep, error) {
 			bad = p
 		}
 	}
+	if bad == nil {
+		s.Above = good
+		return s, nil
+	}
 	s.Knee, s.FirstBad = good, bad
 	return s, nil
 }
+
+// OpenLoop reports whether p was run at a fixed offered rate.
+func (p *Point) OpenLoop() bool { return p.Kind != PointSync && p.Kind != PointMax }
 
 // Tail is the latency percentile the table and the curve show: p99 if
 // the runs report it, else the highest percentile they report (see
@@ -187,14 +250,29 @@ func (s *Sweep) Frontier() []*Point {
 // KneeSummary is the knee as one sentence: "X req/s achieved (R
 // offered), Y output tok/s at p99 TTFT ≤ Z ms": the rate the server
 // served with the token throughput of the same requests, not the
-// schedule's rate beside a measured throughput.
+// schedule's rate beside a measured throughput. A sweep that never failed
+// says the knee is above its top rate.
 func (s *Sweep) KneeSummary() string {
+	if s.Above != nil {
+		return fmt.Sprintf("knee above %.2f req/s (lower bound): every tested rate kept %g%% of requests within the SLOs; extend --rates",
+			s.Above.Rate, s.KneeGoodput)
+	}
 	if s.Knee == nil {
 		return fmt.Sprintf("no rate kept %g%% of requests within the SLOs", s.KneeGoodput)
 	}
 	r := s.Knee.Report
 	return fmt.Sprintf("%.2f req/s achieved (%.2f offered), %.0f output tok/s at p99 TTFT ≤ %.0f ms, p99 TPOT ≤ %.1f ms (%.2f%% of requests good)",
 		r.RequestThroughput, s.Knee.Rate, r.OutputThroughput, r.TTFT.Value(99), r.TPOT.Value(99), r.GoodputPercent)
+}
+
+// Monotonicity is a sentence saying goodput rose again past the first
+// failing rate; "" if not seen.
+func (s *Sweep) Monotonicity() string {
+	if s.Rebound == nil || s.FirstBad == nil {
+		return ""
+	}
+	return fmt.Sprintf("goodput is not monotone in the rate: %.2f req/s failed (%.2f%% good) but %.2f req/s passed (%.2f%%); the knee is taken below the first failure; rerun to confirm",
+		s.FirstBad.Rate, s.FirstBad.Report.GoodputPercent, s.Rebound.Rate, s.Rebound.Report.GoodputPercent)
 }
 
 // KneeRate is the rate the knee's run achieved (completed req/s), what a

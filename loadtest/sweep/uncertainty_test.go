@@ -74,9 +74,10 @@ func TestBinomialMoments(t *testing.T) {
 	}
 }
 
-// The knee's interval spans the rates whose pass or fail a resample can
-// flip: a point at 99.0 % good against a 99 % target flips half the time,
-// one at 100 % of 1,000 never does.
+// The knee's interval spans the bracket between the last passing and the
+// first failing rate, widened by the rates whose pass or fail a resample
+// can flip: a point at 99.0 % good against a 99 % target flips half the
+// time, one at 100 % of 1,000 never does.
 func TestKneeCI(t *testing.T) {
 	pt := func(rate, good float64, n int) *Point {
 		return &Point{Kind: PointRate, Rate: rate, Report: &summary.Report{Completed: n, GoodputPercent: good}}
@@ -84,12 +85,12 @@ func TestKneeCI(t *testing.T) {
 	s := &Sweep{KneeGoodput: 99, Points: []*Point{pt(2, 100, 1000), pt(4, 100, 1000), pt(6, 99.0, 1000), pt(8, 80, 1000)}}
 	s.Knee = s.Points[2]
 	lo, hi, ok := s.KneeCI()
-	if !ok || lo != 4 || hi != 6 {
-		t.Errorf("knee CI %v–%v (ok %v), want 4–6", lo, hi, ok)
+	if !ok || lo != 4 || hi != 8 {
+		t.Errorf("knee CI %v–%v (ok %v), want 4–8", lo, hi, ok)
 	}
 	s = &Sweep{KneeGoodput: 99, Points: []*Point{pt(2, 100, 1000), pt(4, 100, 1000), pt(6, 70, 1000)}}
-	if lo, hi, _ := s.KneeCI(); lo != 4 || hi != 4 {
-		t.Errorf("clear knee: CI %v–%v, want 4–4", lo, hi)
+	if lo, hi, _ := s.KneeCI(); lo != 4 || hi != 6 {
+		t.Errorf("clear knee: CI %v–%v, want the bracket 4–6", lo, hi)
 	}
 }
 

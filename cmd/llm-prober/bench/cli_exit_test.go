@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -118,14 +119,18 @@ func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
 		t.Errorf("exit %d, %v\n%s\n%s", code, err, stdout.String(), log.String())
 	}
 	var sj struct {
+		Status string           `json:"llm_prober_knee_status"`
 		Points []map[string]any `json:"points"`
 	}
 	raw, err := os.ReadFile(out)
 	if err == nil {
 		err = json.Unmarshal(raw, &sj)
 	}
-	if err != nil || len(sj.Points) != 1 || sj.Points[0]["llm_prober_cancelled"] != 4.0 {
-		t.Errorf("sweep JSON: %v, %+v", err, sj.Points)
+	if err != nil || len(sj.Points) != 1 || sj.Points[0]["llm_prober_cancelled"] != 4.0 || sj.Status != "interrupted" {
+		t.Errorf("sweep JSON: %v, status %q, %+v", err, sj.Status, sj.Points)
+	}
+	if _, err := config.ReadKneeFile(out); err == nil || !strings.Contains(err.Error(), "the sweep was interrupted before it found the knee") {
+		t.Errorf("knee file of an interrupted sweep: %v", err)
 	}
 	if page := readReport(t, out+".html"); !strings.Contains(page, "0 succeeded, 0 failed, 4 cancelled") {
 		t.Error("the interrupted sweep's report lacks its point's run")

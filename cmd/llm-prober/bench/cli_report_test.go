@@ -47,12 +47,14 @@ func TestBenchCLIReport(t *testing.T) {
 		t.Errorf("%d charts; log:\n%s", n, log)
 	}
 
-	code, stdout, log = benchCLI(t, append(args, "--rates", "50,100", "--num-prompts", "10", "--min-samples", "10", "--peak-rps", "30", "--no-server-metrics")...)
+	// A server that saturates: the sweep bends, and has a knee and a plan.
+	sargs := []string{"--url", mocktarget.Saturating(t), "--input-tokens", "8", "--output-tokens", "4", "--progress", "off", "--goodput", "ttft:600", "--report", path}
+	code, stdout, log = benchCLI(t, append(sargs, "--rates", "10,500", "--num-prompts", "15", "--min-samples", "15", "--peak-rps", "30", "--no-server-metrics")...)
 	if code != 0 {
 		t.Fatalf("sweep: exit %d\n%s%s", code, stdout, log)
 	}
 	page = readReport(t, path)
-	for _, want := range []string{"Knee:", "(knee)", "Capacity plan", "p99 TTFT 95% CI", "rate 100.00 req/s", "no server metrics: --no-server-metrics"} {
+	for _, want := range []string{"Knee:", "(knee)", "Capacity plan", "p99 TTFT 95% CI", "rate 10.00 req/s", "Knee rate 95% interval: 10.00–", "no server metrics: --no-server-metrics"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("sweep report lacks %q", want)
 		}

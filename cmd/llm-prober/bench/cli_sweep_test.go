@@ -30,7 +30,8 @@ func TestBenchCLIAutoSweep(t *testing.T) {
 		"--num-prompts", "20", "--min-samples", "0", "--input-tokens", "8", "--output-tokens", "4", "--goodput", "ttft:5000",
 		"--percentiles", "50,90", "--progress", "off", "--no-server-metrics",
 		"--curve", filepath.Join(dir, "c.svg"), "--output-json", filepath.Join(dir, "s.json"))
-	if code != 0 {
+	// Every rate held: the knee is only a lower bound (exit 4, issue 31).
+	if code != ExitFailed || !strings.Contains(log, "(lower bound): extend --rates") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
 	if strings.Contains(stdout+log, "NaN") {
@@ -70,7 +71,7 @@ func TestBenchCLIAutoSweep(t *testing.T) {
 	if d := r1 - (lo+hi)/2; d > 0.02*hi || d < -0.02*hi || r2 < hi*0.98 || r2 > hi*1.02 {
 		t.Errorf("rates %.2f, %.2f; want half way and all the way from %.2f to %.2f:\n%s", r1, r2, lo, hi, stdout)
 	}
-	if !strings.Contains(stdout, "<- knee") || !strings.Contains(stdout, "Knee (goodput ≥ 99%): ") || !strings.Contains(stdout, "p90 TTFT") {
+	if !strings.Contains(stdout, "<- knee above (lower bound)") || !strings.Contains(stdout, "Knee (goodput ≥ 99%): knee above ") || !strings.Contains(stdout, "p90 TTFT") {
 		t.Errorf("no knee line or p90 columns:\n%s", stdout)
 	}
 	if !strings.Contains(log, "synchronous: ") || !strings.Contains(log, "max throughput: ") {
@@ -129,7 +130,8 @@ func TestBenchCLISweepFreshPrompts(t *testing.T) {
 		args := append([]string{"--url", ts.URL, "--rates", "100,200", "--num-prompts", "10", "--min-samples", "0", "--input-tokens", "64",
 			"--output-tokens", "2", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics", "--output-json", out}, extra...)
 		code, stdout, log := benchCLI(t, args...)
-		if code != 0 {
+		// Every rate held: the knee is only a lower bound (exit 4, issue 31).
+		if code != ExitFailed || !strings.Contains(log, "(lower bound): extend --rates") {
 			t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 		}
 		var res struct {
@@ -171,10 +173,11 @@ func TestBenchCLISweepMinSamples(t *testing.T) {
 	code, stdout, log := benchCLI(t, "--url", url, "--rates", "100,150", "--num-prompts", "10", "--min-samples", "40",
 		"--input-tokens", "8", "--output-tokens", "3", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics",
 		"--output-json", out)
-	if code != 0 {
+	// Every rate held: the knee is only a lower bound (exit 4, issue 31).
+	if code != ExitFailed || !strings.Contains(log, "(lower bound): extend --rates") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
-	for _, want := range []string{"p99 95% confidence intervals", "n=40", "Knee rate 95% CI: ",
+	for _, want := range []string{"p99 95% confidence intervals", "n=40", "Knee rate 95% interval: above 150.00 req/s",
 		"warning: 100.00 req/s offered: p99, p99.9 TTFT, TPOT, E2EL rest on 40 samples (p99 needs 100"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)

@@ -94,15 +94,16 @@ func TestBenchCLIPlanOnly(t *testing.T) {
 // A sweep over given rates prints the table, the knee and the plan, and
 // writes the curve and the per-point JSON.
 func TestBenchCLISweep(t *testing.T) {
-	url := mocktarget.URL(t)
+	url := mocktarget.Saturating(t)
 	dir := t.TempDir()
-	code, stdout, log := benchCLI(t, "--url", url, "--rates", "50,100", "--num-prompts", "15", "--min-samples", "0", "--input-tokens", "8",
-		"--output-tokens", "4", "--goodput", "ttft:2000", "--progress", "off", "--no-server-metrics",
+	code, stdout, log := benchCLI(t, "--url", url, "--rates", "10,500", "--num-prompts", "15", "--min-samples", "0", "--input-tokens", "8",
+		"--output-tokens", "4", "--goodput", "ttft:600", "--progress", "off", "--no-server-metrics",
 		"--curve", filepath.Join(dir, "c.svg"), "--output-json", filepath.Join(dir, "s.json"), "--daily-requests", "1e6")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
-	for _, want := range []string{"Rate sweep", "<- knee", "Knee (goodput ≥ 99%): ", " req/s achieved (100.00 offered)", "Capacity plan", "GPUs = replicas"} {
+	for _, want := range []string{"Rate sweep", "<- knee", "Knee (goodput ≥ 99%): ", " req/s achieved (10.00 offered)", "Capacity plan", "GPUs = replicas",
+		"Knee rate 95% interval: 10.00–", "First rate past it: "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
@@ -113,10 +114,14 @@ func TestBenchCLISweep(t *testing.T) {
 	}
 	var sj struct {
 		Knee   float64          `json:"knee_request_rate"`
+		Status string           `json:"llm_prober_knee_status"`
+		CI     []float64        `json:"llm_prober_knee_request_rate_ci95"`
 		Points []map[string]any `json:"points"`
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "s.json"))
-	if err := json.Unmarshal(raw, &sj); err != nil || sj.Knee != 100 || len(sj.Points) != 2 {
+	// 10 and 200 req/s, then two bisections between them.
+	if err := json.Unmarshal(raw, &sj); err != nil || sj.Knee != 10 || sj.Status != "found" || len(sj.Points) != 4 ||
+		len(sj.CI) != 2 || !(sj.CI[1] > sj.CI[0]) {
 		t.Errorf("sweep JSON %+v, %v", sj, err)
 	}
 	if code, _, _ := benchCLI(t, "--url", url, "--sweep", "--progress", "off"); code != 2 {

@@ -63,6 +63,9 @@ func (env *benchEnv) writeSweepReport(sw *sweep.Sweep, views map[*sweep.Point]*r
 	}
 	pick := sw.Knee
 	if pick == nil {
+		pick = sw.Above
+	}
+	if pick == nil {
 		pick = sw.FirstBad
 	}
 	if pick == nil {

@@ -24,8 +24,9 @@ const (
 	ExitBadInput = 2 // a bad setting, checked before anything runs
 	ExitFailOn   = 3 // a --fail-on condition held
 	// ExitFailed: the run's failures void it: no request succeeded, more
-	// than MaxFailedShare of a single run's requests failed, or no rate of
-	// a sweep met the knee's goodput.
+	// than MaxFailedShare of a single run's requests failed, no rate of
+	// a sweep met the knee's goodput, or every rate met it (the knee is
+	// above the top rate: a lower bound, no knee).
 	ExitFailed = 4
 )
 

@@ -179,11 +179,13 @@ func TestRunBenchAgainstMock(t *testing.T) {
 
 	b.OutputCSV, b.Rates, b.MinSamples, b.OutputJSON = "", "20,40", 0, filepath.Join(dir, "sweep.json")
 	out.Reset()
-	if code, err := Run(t.Context(), b, &out, &log); code != 0 || err != nil || !strings.Contains(out.String(), "Rate sweep") {
+	// Both rates held: the knee is above 40 req/s, a lower bound (issue 31).
+	if code, err := Run(t.Context(), b, &out, &log); code != ExitFailed || err == nil || !strings.Contains(err.Error(), "knee above 40.00 req/s (lower bound)") ||
+		!strings.Contains(out.String(), "Rate sweep") {
 		t.Fatalf("sweep: exit %d, %v\n%s\n%s", code, err, out.String(), log.String())
 	}
 	var sw struct {
-		Knee   float64          `json:"knee_request_rate"`
+		Knee   float64          `json:"llm_prober_knee_lower_bound_request_rate"`
 		Points []map[string]any `json:"points"`
 	}
 	raw, err = os.ReadFile(b.OutputJSON)

@@ -127,6 +127,14 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		}
 		fmt.Fprintf(env.log, "wrote %s\n", b.OutputJSON)
 	}
+	if sw.Above != nil {
+		// The top rate held: the knee is higher, by an unknown amount. A
+		// plan from it would be a plan from a number never measured.
+		if b.DailyRequests > 0 || b.PeakRPS > 0 {
+			fmt.Fprintf(env.out, "Capacity plan: not printed: the knee was not reached (above %.2f req/s); extend --rates\n", sw.Above.Rate)
+		}
+		return ExitFailed, fmt.Errorf("knee above %.2f req/s (lower bound): extend --rates", sw.Above.Rate)
+	}
 	if sw.Knee != nil && (b.DailyRequests > 0 || b.PeakRPS > 0) {
 		p, err := capacity.NewPlan(sw.KneeRate(), b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
 		if err != nil {
@@ -182,15 +190,39 @@ func writeSweepJSON(path string, sw *sweep.Sweep, files map[*sweep.Point]string)
 	w.WriteString("{\n  \"knee_goodput_percent\": " + strconv.FormatFloat(sw.KneeGoodput, 'g', -1, 64))
 	pr, _ := json.Marshal(sw.Prompts)
 	fmt.Fprintf(w, ",\n  \"llm_prober_prompts\": %s", pr)
-	if sw.Knee != nil {
-		w.WriteString(",\n  \"knee_request_rate\": " + strconv.FormatFloat(sw.Knee.Rate, 'g', -1, 64))
-		w.WriteString(",\n  \"knee_achieved_request_rate\": " + strconv.FormatFloat(sw.KneeRate(), 'g', -1, 64))
-		if lo, hi, ok := sw.KneeCI(); ok {
-			fmt.Fprintf(w, ",\n  \"llm_prober_knee_request_rate_ci95\": [%s, %s]",
-				strconv.FormatFloat(lo, 'g', -1, 64), strconv.FormatFloat(hi, 'g', -1, 64))
+	num := func(v float64) string {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return "null" // unbounded
 		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	// A lower bound is never written under the knee's keys: a reader that
+	// knows no status still finds no knee and refuses the file.
+	switch {
+	case sw.Knee != nil:
+		w.WriteString(",\n  \"llm_prober_knee_status\": \"found\"")
+		w.WriteString(",\n  \"knee_request_rate\": " + num(sw.Knee.Rate))
+		w.WriteString(",\n  \"knee_achieved_request_rate\": " + num(sw.KneeRate()))
+		fmt.Fprintf(w, ",\n  \"llm_prober_knee_monotone\": %t", sw.Rebound == nil)
+	case sw.Above != nil:
+		w.WriteString(",\n  \"llm_prober_knee_status\": \"lower_bound\"")
+		w.WriteString(",\n  \"llm_prober_knee_lower_bound_request_rate\": " + num(sw.Above.Rate))
+		w.WriteString(",\n  \"llm_prober_knee_lower_bound_achieved_request_rate\": " + num(sw.Above.Report.RequestThroughput))
+	case sw.Interrupted:
+		w.WriteString(",\n  \"llm_prober_knee_status\": \"interrupted\"")
+	default:
+		w.WriteString(",\n  \"llm_prober_knee_status\": \"not_found\"")
+	}
+	if lo, hi, ok := sw.KneeCI(); ok && (sw.Knee != nil || sw.Above != nil) {
+		fmt.Fprintf(w, ",\n  \"llm_prober_knee_request_rate_ci95\": [%s, %s]", num(lo), num(hi))
+	}
+	if sw.Knee != nil || sw.Above != nil {
 		k, _ := json.Marshal(sw.KneeSummary())
 		fmt.Fprintf(w, ",\n  \"knee\": %s", k)
+	}
+	if m := sw.Monotonicity(); m != "" {
+		k, _ := json.Marshal(m)
+		fmt.Fprintf(w, ",\n  \"llm_prober_knee_warning\": %s", k)
 	}
 	w.WriteString(",\n  \"points\": [")
 	for i, p := range sw.Points {

@@ -93,3 +93,17 @@ func Hang(arrived *atomic.Int64) http.HandlerFunc {
 		<-r.Context().Done()
 	}
 }
+
+// Saturating serves a mock that runs one request at a time (TTFT 40 ms, 5
+// ms a token) and returns its base URL: a sweep over it bends. With 4
+// output tokens it serves ~18 req/s: at 10 req/s a request waits at most
+// for one other, while of a burst of 15 at 500 req/s the k-th waits
+// ~53k ms, and the last four pass a 600 ms TTFT (a stall on a loaded
+// machine only adds to that).
+func Saturating(t testing.TB) string {
+	t.Helper()
+	o := FixedMock()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 40 * time.Millisecond}, mockvllm.Dist{Mean: 5 * time.Millisecond}
+	o.MaxRunning, o.KVBlocks = 1, 0
+	return Serve(t, o, nil)
+}

@@ -1,0 +1,390 @@
+package config
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// jsonScanner reads one JSON document a byte at a time under caps:
+// bytes read, nesting depth, and (by its callers) elements kept. It
+// holds only the values asked for, never a skipped one, and counts lines
+// for errors. encoding/json's Decoder buffers a whole value to decode it
+// and grows a stack per bracket with no bound (a 60 MiB file of '['
+// cost ~2 GiB), and its Token walks a skipped array ~20× slower.
+type jsonScanner struct {
+	r     *bufio.Reader
+	line  int
+	left  int64 // bytes that may still be read
+	limit int64
+	depth int
+}
+
+// Caps of a scanned document.
+const (
+	maxJSONDepth     = 64  // a sweep result nests 5 deep
+	maxJSONKeyBytes  = 128 // longer keys are none the reader looks for
+	maxJSONNumberLen = 64  // a longer number is refused where it is read
+)
+
+// errJSONCap: the byte cap was reached (the caller names the file).
+var errJSONCap = errors.New("over the byte cap")
+
+// errJSONEnd: the document ended inside a value.
+var errJSONEnd = errors.New("the JSON ends early")
+
+// jsonSyntaxError is bad JSON at a line.
+type jsonSyntaxError struct {
+	line int
+	msg  string
+}
+
+func (e *jsonSyntaxError) Error() string { return e.msg }
+
+func newJSONScanner(r io.Reader, limit int64) *jsonScanner {
+	return &jsonScanner{r: bufio.NewReaderSize(r, 64<<10), line: 1, left: limit, limit: limit}
+}
+
+func (s *jsonScanner) syntax(format string, args ...any) error {
+	return &jsonSyntaxError{line: s.line, msg: fmt.Sprintf(format, args...)}
+}
+
+// next reads one byte.
+func (s *jsonScanner) next() (byte, error) {
+	if s.left <= 0 {
+		return 0, errJSONCap
+	}
+	c, err := s.r.ReadByte()
+	switch {
+	case err == io.EOF:
+		return 0, errJSONEnd
+	case err != nil:
+		return 0, err
+	}
+	s.left--
+	if c == '\n' {
+		s.line++
+	}
+	return c, nil
+}
+
+// nonSpace reads past white space to the next byte.
+func (s *jsonScanner) nonSpace() (byte, error) {
+	for {
+		c, err := s.next()
+		if err != nil || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+			return c, err
+		}
+	}
+}
+
+// end checks that only white space follows the document.
+func (s *jsonScanner) end() error {
+	c, err := s.nonSpace()
+	switch {
+	case errors.Is(err, errJSONEnd):
+		return nil
+	case err != nil:
+		return err
+	}
+	return s.syntax("%q after the end of the JSON document", c)
+}
+
+func (s *jsonScanner) enter() error {
+	if s.depth++; s.depth > maxJSONDepth {
+		return s.syntax("nested more than %d deep", maxJSONDepth)
+	}
+	return nil
+}
+
+// object reads an object whose '{' was read, calling member with each key
+// and the first byte of its value, which member must read whole.
+func (s *jsonScanner) object(member func(key string, c byte) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer func() { s.depth-- }()
+	c, err := s.nonSpace()
+	if err != nil || c == '}' {
+		return err
+	}
+	for {
+		if c != '"' {
+			return s.syntax("want a key, got %q", c)
+		}
+		key, err := s.str(maxJSONKeyBytes)
+		if err != nil {
+			return err
+		}
+		if c, err = s.nonSpace(); err != nil {
+			return err
+		} else if c != ':' {
+			return s.syntax("want ':' after key %q, got %q", key, c)
+		}
+		if c, err = s.nonSpace(); err != nil {
+			return err
+		}
+		if err := member(key, c); err != nil {
+			return err
+		}
+		if c, err = s.nonSpace(); err != nil {
+			return err
+		}
+		switch c {
+		case '}':
+			return nil
+		case ',':
+			if c, err = s.nonSpace(); err != nil {
+				return err
+			}
+		default:
+			return s.syntax("want ',' or '}' after %q's value, got %q", key, c)
+		}
+	}
+}
+
+// array reads an array whose '[' was read, calling elem with each
+// element's index and first byte; elem must read the element whole.
+func (s *jsonScanner) array(elem func(i int, c byte) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer func() { s.depth-- }()
+	c, err := s.nonSpace()
+	if err != nil || c == ']' {
+		return err
+	}
+	for i := 0; ; i++ {
+		if err := elem(i, c); err != nil {
+			return err
+		}
+		if c, err = s.nonSpace(); err != nil {
+			return err
+		}
+		switch c {
+		case ']':
+			return nil
+		case ',':
+			if c, err = s.nonSpace(); err != nil {
+				return err
+			}
+		default:
+			return s.syntax("want ',' or ']' in an array, got %q", c)
+		}
+	}
+}
+
+// skip reads one value starting with c, keeping nothing.
+func (s *jsonScanner) skip(c byte) error {
+	switch {
+	case c == '"':
+		_, err := s.str(0)
+		return err
+	case c == '-' || c >= '0' && c <= '9':
+		_, err := s.number(c, false)
+		return err
+	case c == 't':
+		return s.literal("rue")
+	case c == 'f':
+		return s.literal("alse")
+	case c == 'n':
+		return s.literal("ull")
+	case c == '[':
+		return s.array(func(_ int, c byte) error { return s.skip(c) })
+	case c == '{':
+		return s.object(func(_ string, c byte) error { return s.skip(c) })
+	}
+	return s.syntax("unexpected %q", c)
+}
+
+func (s *jsonScanner) literal(rest string) error {
+	for i := range len(rest) {
+		c, err := s.next()
+		if err != nil {
+			return err
+		}
+		if c != rest[i] {
+			return s.syntax("unexpected %q in a literal", c)
+		}
+	}
+	return nil
+}
+
+// str reads a string whose '"' was read, returning at most about keep
+// bytes of it (decoded; cut on a character boundary, then by the caller
+// on a rune's).
+func (s *jsonScanner) str(keep int) (string, error) {
+	var out []byte
+	for {
+		c, err := s.next()
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case c == '"':
+			return string(out), nil
+		case c < 0x20:
+			return "", s.syntax("control character %q in a string", c)
+		case c != '\\':
+			if len(out) < keep {
+				out = append(out, c)
+			}
+			continue
+		}
+		if c, err = s.next(); err != nil {
+			return "", err
+		}
+		var r rune
+		switch c {
+		case '"', '\\', '/':
+			r = rune(c)
+		case 'b':
+			r = '\b'
+		case 'f':
+			r = '\f'
+		case 'n':
+			r = '\n'
+		case 'r':
+			r = '\r'
+		case 't':
+			r = '\t'
+		case 'u':
+			var hex [4]byte
+			for i := range hex {
+				if hex[i], err = s.next(); err != nil {
+					return "", err
+				}
+			}
+			v, err := strconv.ParseUint(string(hex[:]), 16, 16)
+			if err != nil {
+				return "", s.syntax("bad escape \\u%s", hex[:])
+			}
+			r = rune(v) // a lone surrogate becomes U+FFFD below
+		default:
+			return "", s.syntax("bad escape \\%c", c)
+		}
+		if len(out) < keep {
+			out = utf8.AppendRune(out, r)
+		}
+	}
+}
+
+// number reads a number starting with c and, with parse, parses it
+// (NaN-free: JSON has none); one longer than maxJSONNumberLen is read but
+// not parsed. A skipped number is only checked.
+func (s *jsonScanner) number(c byte, parse bool) (float64, error) {
+	var nb numBuf
+	add := nb.add
+	add(c)
+	if c == '-' {
+		var err error
+		if c, err = s.next(); err != nil {
+			return 0, err
+		}
+		add(c)
+	}
+	switch {
+	case c == '0':
+	case c >= '1' && c <= '9':
+		if _, err := s.digits(&nb); err != nil {
+			return 0, err
+		}
+	default:
+		return 0, s.syntax("bad number")
+	}
+	if ok, err := s.accept('.', 0); err != nil {
+		return 0, err
+	} else if ok {
+		add('.')
+		if k, err := s.digits(&nb); err != nil {
+			return 0, err
+		} else if k == 0 {
+			return 0, s.syntax("bad number: no digit after '.'")
+		}
+	}
+	if ok, err := s.accept('e', 'E'); err != nil {
+		return 0, err
+	} else if ok {
+		add('e')
+		if ok, err := s.accept('-', 0); err != nil {
+			return 0, err
+		} else if ok {
+			add('-')
+		} else if _, err := s.accept('+', 0); err != nil {
+			return 0, err
+		}
+		if k, err := s.digits(&nb); err != nil {
+			return 0, err
+		} else if k == 0 {
+			return 0, s.syntax("bad number: no digit in the exponent")
+		}
+	}
+	switch {
+	case nb.n > len(nb.b):
+		return 0, s.syntax("a number of %d characters", nb.n)
+	case !parse:
+		return 0, nil
+	}
+	// Out of range (1e999) is ±Inf with an error: the caller refuses it.
+	v, _ := strconv.ParseFloat(string(nb.b[:nb.n]), 64)
+	return v, nil
+}
+
+// numBuf holds a number's first maxJSONNumberLen bytes and counts all.
+type numBuf struct {
+	b [maxJSONNumberLen]byte
+	n int
+}
+
+func (nb *numBuf) add(c byte) {
+	if nb.n < len(nb.b) {
+		nb.b[nb.n] = c
+	}
+	nb.n++
+}
+
+// accept reads the next byte if it is a or b (b 0: a only); the end of
+// the input is no error here (the caller's next read reports it), the
+// byte cap is.
+func (s *jsonScanner) accept(a, b byte) (bool, error) {
+	c, err := s.next()
+	switch {
+	case err == errJSONEnd: // a sentinel, never wrapped
+		return false, nil
+	case err != nil:
+		return false, err
+	case c == a || b != 0 && c == b:
+		return true, nil
+	}
+	s.unread(c)
+	return false, nil
+}
+
+// digits reads a run of decimal digits into nb.
+func (s *jsonScanner) digits(nb *numBuf) (int, error) {
+	for k := 0; ; k++ {
+		c, err := s.next()
+		switch {
+		case err == errJSONEnd: // a sentinel, never wrapped
+			return k, nil
+		case err != nil:
+			return k, err
+		case c < '0' || c > '9':
+			s.unread(c)
+			return k, nil
+		}
+		nb.add(c)
+	}
+}
+
+// unread puts back the byte next just read.
+func (s *jsonScanner) unread(c byte) {
+	_ = s.r.UnreadByte()
+	s.left++
+	if c == '\n' {
+		s.line--
+	}
+}
