@@ -174,6 +174,7 @@ func TestPlanFromServedTraffic(t *testing.T) {
 		{"missing knee file", prom.URL, []string{"--knee-file", filepath.Join(dir, "nope.json")}, 2, "--knee-file"},
 		{"bad timezone", prom.URL, append([]string{"--timezone", "Mars/Olympus"}, kneeArgs...), 2, "--timezone"},
 		{"headroom below 1", prom.URL, append([]string{"--headroom", "0.5"}, kneeArgs...), 2, "--headroom"},
+		{"a plan beyond range", prom.URL, []string{"--knee-rate", "0.000001"}, 2, "beyond 1000000 replicas"},
 	} {
 		args := append([]string{"--prometheus.url", c.url, "--window", "2d"}, c.args...)
 		if !strings.Contains(strings.Join(c.args, " "), "--window.end") {
@@ -266,5 +267,36 @@ func TestPlanHTTPConfigFile(t *testing.T) {
 	testutil.WriteFile(t, hc, "basic_auth: [\n")
 	if code, _, log = planCLI(t, "--prometheus.url", "http://127.0.0.1:1", "--knee-rate", "3", "--prometheus.http-config-file", hc); code != 2 || !strings.Contains(log, "http-config-file") {
 		t.Errorf("garbled file: exit %d, %s", code, log)
+	}
+}
+
+// Non-finite and absurd flags exit 2 with one line before Prometheus is
+// asked (here it is down: a query would be exit 1); they printed
+// "-9223372036854775808 replicas" or truncated 2.5 GPUs (issue 31 item 7).
+func TestPlanRefusesAbsurdFlags(t *testing.T) {
+	down := []string{"--prometheus.url", "http://" + testutil.FreeAddr(t)}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--knee-rate", "NaN"}, "--knee-rate"},
+		{[]string{"--knee-rate", "Inf"}, "--knee-rate"},
+		{[]string{"--knee-rate", "-Inf"}, "--knee-rate"},
+		{[]string{"--knee-rate", "1e-300"}, "--knee-rate"},
+		{[]string{"--knee-rate", "1e308"}, "--knee-rate"},
+		{[]string{"--knee-rate", "35", "--headroom", "NaN"}, "--headroom NaN"},
+		{[]string{"--knee-rate", "35", "--headroom", "Inf"}, "--headroom +Inf"},
+		{[]string{"--knee-rate", "35", "--gpus-per-replica", "0"}, "--gpus-per-replica 0"},
+		{[]string{"--knee-rate", "35", "--gpus-per-replica", "2.5"}, `--gpus-per-replica: "2.5" is not a whole number`},
+	} {
+		code, stdout, log := planCLI(t, append(append([]string(nil), down...), c.args...)...)
+		if code != 2 || !strings.Contains(log, c.want) || stdout != "" || strings.Count(strings.TrimSpace(log), "\n") != 0 {
+			t.Errorf("%v: exit %d, want 2 and one line with %q:\n%s%s", c.args, code, c.want, stdout, log)
+		}
+	}
+	// A knee file whose rate is absurd is refused as --knee-rate is.
+	path := kneeSweep(t, t.TempDir(), 1e-300, 1e-300, 100, 100)
+	if code, _, log := planCLI(t, append(down, "--knee-file", path)...); code != 2 || !strings.Contains(log, "knee rate 1e-300") {
+		t.Errorf("knee file at 1e-300 req/s: exit %d, %s", code, log)
 	}
 }
