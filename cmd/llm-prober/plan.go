@@ -17,6 +17,7 @@ import (
 	"github.com/llm-prober/llm-prober/capacity/promsource"
 	"github.com/llm-prober/llm-prober/cmd/llm-prober/internal/promflags"
 	"github.com/llm-prober/llm-prober/cmd/llm-prober/internal/strictflag"
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 )
 
 // planFlags are the flags of `llm-prober plan`.
@@ -57,6 +58,7 @@ func (p *planFlags) run() int {
 }
 
 func (p *planFlags) runTo(ctx context.Context, out, log io.Writer) int {
+	out, log = textfmt.NewSafeWriter(out), textfmt.NewSafeWriter(log)
 	fail := func(code int, err error) int {
 		fmt.Fprintf(log, "llm-prober plan: %v\n", err)
 		return code

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -298,5 +301,30 @@ func TestPlanRefusesAbsurdFlags(t *testing.T) {
 	path := kneeSweep(t, t.TempDir(), 1e-300, 1e-300, 100, 100)
 	if code, _, log := planCLI(t, append(down, "--knee-file", path)...); code != 2 || !strings.Contains(log, "knee rate 1e-300") {
 		t.Errorf("knee file at 1e-300 req/s: exit %d, %s", code, log)
+	}
+}
+
+// A Prometheus whose error carries terminal escapes, and a knee file
+// whose name does: plan prints neither raw (issue 32, text).
+func TestPlanEscapesServerAndFileText(t *testing.T) {
+	const hostile = "\x1b[2J\x1b]0;pwned\x07"
+	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"status":"error","errorType":"bad_data","error":"parse error%s"}`, strings.ReplaceAll(strings.ReplaceAll(hostile, "\x1b", `\u001b`), "\x07", `\u0007`))
+	}))
+	t.Cleanup(prom.Close)
+	dir := filepath.Join(t.TempDir(), "sweeps"+hostile)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	knee := kneeSweep(t, dir, 3, 3.2, 100, 100)
+	code, stdout, log := planCLI(t, "--prometheus.url", prom.URL, "--knee-file", knee)
+	if code != 1 || strings.ContainsAny(stdout+log, "\x1b\x07") || !strings.Contains(log, `parse error\x1b[2J`) {
+		t.Errorf("exit %d, want 1 and the error escaped:\n%q", code, stdout+log)
+	}
+	code, stdout, log = planCLI(t, "--prometheus.url", prom.URL, "--knee-file", filepath.Join(dir, "missing.json"))
+	if code != 2 || strings.ContainsAny(stdout+log, "\x1b\x07") || !strings.Contains(log, `sweeps\x1b[2J`) {
+		t.Errorf("exit %d, want 2 and the file name escaped:\n%q", code, stdout+log)
 	}
 }

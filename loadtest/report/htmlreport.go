@@ -35,10 +35,12 @@ var htmlReportSrc string
 
 var htmlReportTmpl = template.Must(template.New("report").Parse(htmlReportSrc))
 
-// Write renders the page.
+// Write renders the page. html/template escapes markup, not control
+// bytes: the page goes through textfmt.SafeWriter, so a model name or a
+// server's error with ESC in it shows as "\x1b", never raw.
 func (h *HTMLReport) Write(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
-	if err := htmlReportTmpl.Execute(bw, h.page()); err != nil {
+	if err := htmlReportTmpl.Execute(textfmt.NewSafeWriter(bw), h.page()); err != nil {
 		return err
 	}
 	return bw.Flush()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest/compare"
 	"github.com/llm-prober/llm-prober/loadtest/resultfile"
 )
@@ -29,6 +30,7 @@ type CompareConfig struct {
 // regression beyond MaxRegression, ExitError if the comparison cannot be
 // written, else 0.
 func RunCompare(c *CompareConfig, out, log io.Writer) (int, error) {
+	out, log = textfmt.NewSafeWriter(out), textfmt.NewSafeWriter(log)
 	ts, err := compare.ParseThresholds(c.MaxRegression)
 	if err != nil {
 		return ExitBadInput, err

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/llm-prober/llm-prober/cmd/llm-prober/internal/strictflag"
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/loadtest/summary"
 
@@ -129,9 +130,15 @@ func (b *Command) run() int {
 	loadtest.TuneGC() // here, not in main: tests share their process
 	code, err := b.main(ctx, os.Stdout, os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "llm-prober bench:", err)
+		printError(os.Stderr, "llm-prober bench:", err)
 	}
 	return code
+}
+
+// printError prints err on one line after prefix: an error may quote a
+// server's answer or a file, so it is escaped (textfmt.Safe).
+func printError(w io.Writer, prefix string, err error) {
+	fmt.Fprintln(w, prefix, textfmt.Safe(err.Error()))
 }
 
 // main runs the benchmark the flags describe, reporting to out and log.

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -30,7 +29,7 @@ func newBenchCompareCmd(parent *kingpin.CmdClause) *compareFlags {
 func (c *compareFlags) run() int {
 	code, err := c.main(os.Stdout, os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "llm-prober bench compare:", err)
+		printError(os.Stderr, "llm-prober bench compare:", err)
 	}
 	return code
 }
