@@ -1,11 +1,15 @@
 package report
 
 import (
+	"bytes"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llm-prober/llm-prober/loadtest/summary"
 )
 
 // A time axis ends at the next nice step past its data: a 23 s run's axis
@@ -99,5 +103,44 @@ func TestHTMLReportOfferedAndSweepOrder(t *testing.T) {
 	}
 	if got := strings.Join(order, " "); got != "— 4.00 7.00 9.00 —" || sweepPage(sw, nil).Rows[0][0] != pointName(sw.Points[0]) {
 		t.Errorf("offered column in table order: %s", got)
+	}
+}
+
+// runsPage is a --num-runs page of three synthetic runs.
+func runsPage(t testing.TB) (string, *summary.RunsSummary) {
+	t.Helper()
+	var reps []*summary.Report
+	var views []*RunView
+	for i := range 3 {
+		run, rep, srv, v := syntheticRun(200 + 50*i)
+		reps = append(reps, rep)
+		views = append(views, NewRunView(fmt.Sprintf("run %d", i+1), run, rep, srv, v))
+	}
+	sum := summary.SummarizeRuns(reps, []int64{1, 2, 3})
+	var b bytes.Buffer
+	if err := (&HTMLReport{Title: "runs", RunsSummary: sum, Runs: views}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), sum
+}
+
+// --num-runs has a chart per metric: each run's value, the mean and its
+// interval (it had none; issue 31 item 9).
+func TestHTMLReportRunsCharts(t *testing.T) {
+	page, sum := runsPage(t)
+	charts := 0
+	for _, r := range sum.Rows {
+		if len(r.Values) > 0 {
+			charts++
+			if !strings.Contains(page, ">"+r.Key+"</text>") {
+				t.Errorf("no chart titled %s", r.Key)
+			}
+		}
+	}
+	if charts == 0 || !strings.Contains(page, "Each run's value, and the mean with its 95% interval") || !strings.Contains(page, "3 runs: a weak interval") {
+		t.Errorf("%d metrics with values; the page lacks their charts", charts)
+	}
+	if got := strings.Count(page, "<title>run 2: "); got != charts {
+		t.Errorf("%d dots for run 2, want one per chart (%d)", got, charts)
 	}
 }

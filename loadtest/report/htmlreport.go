@@ -49,10 +49,11 @@ func (h *HTMLReport) Write(w io.Writer) error {
 }
 
 type htmlPage struct {
-	Title   string
-	Sweep   *htmlSweep
-	Summary string // --num-runs
-	Runs    []htmlRun
+	Title      string
+	Sweep      *htmlSweep
+	Summary    string // --num-runs
+	RunsCharts []template.HTML
+	Runs       []htmlRun
 }
 
 type htmlSweep struct {
@@ -85,6 +86,7 @@ func (h *HTMLReport) page() htmlPage {
 		var b strings.Builder
 		WriteRuns(h.RunsSummary, &b)
 		p.Summary = b.String()
+		p.RunsCharts = runsCharts(h.RunsSummary)
 	}
 	for _, rv := range h.Runs {
 		p.Runs = append(p.Runs, rv.page())

@@ -56,8 +56,10 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if err := WriteSweepSVG(sw, &curve, "the --curve file "+hostile); err != nil {
 		t.Fatal(err)
 	}
+	runs, _ := runsPage(t)
 	pages := map[string]string{
 		"run":   renderRun(t, 3000, "run "+hostile),
+		"runs":  runs,
 		"sweep": sweep.String(),
 		"curve": "<!DOCTYPE html><html><body style=\"margin:0\">" + curve.String() + "</body></html>",
 	}
