@@ -3,12 +3,16 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/loadtest/compare"
+	"github.com/llm-prober/llm-prober/loadtest/resultfile"
 	"github.com/llm-prober/llm-prober/loadtest/summary"
 )
 
@@ -142,5 +146,38 @@ func TestHTMLReportRunsCharts(t *testing.T) {
 	}
 	if got := strings.Count(page, "<title>run 2: "); got != charts {
 		t.Errorf("%d dots for run 2, want one per chart (%d)", got, charts)
+	}
+}
+
+// comparePage is a bench compare --report page of two synthetic runs, the
+// new one's TTFT 20 % slower.
+func comparePage(t testing.TB) string {
+	t.Helper()
+	mk := func(path string, slow float64) *resultfile.RunFile {
+		rng := rand.New(rand.NewPCG(7, uint64(slow*10)))
+		f := &resultfile.RunFile{Path: path, Keys: map[string]any{"completed": 500.0, "output_throughput": 900.0 / slow}, Measured: 500, Good: 490}
+		for range 500 {
+			ttft := slow * 80 * math.Exp(0.4*rng.NormFloat64())
+			f.TTFT, f.TPOT = append(f.TTFT, ttft), append(f.TPOT, 20)
+			f.E2EL, f.ITLMean = append(f.E2EL, ttft+63*20), append(f.ITLMean, 20)
+		}
+		return f
+	}
+	base, nw := mk("base "+hostile+".json", 1), mk("new.json", 1.2)
+	cv := &CompareView{Comparison: compare.Compare(base, nw, 0.05, nil), Base: base, New: nw}
+	var b bytes.Buffer
+	if err := (&HTMLReport{Title: "compare", Compare: cv}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// The comparison page draws both runs' CDFs and its table.
+func TestHTMLReportCompare(t *testing.T) {
+	page := comparePage(t)
+	for _, want := range []string{"<h2>Comparison</h2>", "TTFT CDF, base and new", "base (500 requests)", "mean_ttft_ms (ms)", "base &lt;script&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }

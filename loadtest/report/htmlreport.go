@@ -30,6 +30,8 @@ type HTMLReport struct {
 	RunsSummary *summary.RunsSummary
 	Sweep       *sweep.Sweep
 	Plan        *capacity.Plan
+	// Compare is `bench compare --report`'s comparison of two runs.
+	Compare *CompareView
 }
 
 //go:embed htmlreport.tmpl
@@ -53,6 +55,7 @@ type htmlPage struct {
 	Sweep      *htmlSweep
 	Summary    string // --num-runs
 	RunsCharts []template.HTML
+	Compare    *htmlCompare
 	Runs       []htmlRun
 }
 
@@ -87,6 +90,9 @@ func (h *HTMLReport) page() htmlPage {
 		WriteRuns(h.RunsSummary, &b)
 		p.Summary = b.String()
 		p.RunsCharts = runsCharts(h.RunsSummary)
+	}
+	if h.Compare != nil {
+		p.Compare = h.Compare.page()
 	}
 	for _, rv := range h.Runs {
 		p.Runs = append(p.Runs, rv.page())

@@ -58,10 +58,11 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	}
 	runs, _ := runsPage(t)
 	pages := map[string]string{
-		"run":   renderRun(t, 3000, "run "+hostile),
-		"runs":  runs,
-		"sweep": sweep.String(),
-		"curve": "<!DOCTYPE html><html><body style=\"margin:0\">" + curve.String() + "</body></html>",
+		"run":     renderRun(t, 3000, "run "+hostile),
+		"runs":    runs,
+		"compare": comparePage(t),
+		"sweep":   sweep.String(),
+		"curve":   "<!DOCTYPE html><html><body style=\"margin:0\">" + curve.String() + "</body></html>",
 	}
 	for name, page := range pages {
 		for _, width := range []int{1280, 700} {

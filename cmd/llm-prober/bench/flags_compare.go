@@ -23,6 +23,7 @@ func newBenchCompareCmd(parent *kingpin.CmdClause) *compareFlags {
 	c.cmd.Flag("alpha", "Significance level of the tests.").Default("0.05").Float64Var(&c.Alpha)
 	c.cmd.Flag("force", "Compare runs whose workloads differ (prompt/output lengths, dataset, endpoint, load, SLOs).").BoolVar(&c.Force)
 	c.cmd.Flag("output-json", "Write the comparison to this JSON file.").StringVar(&c.OutputJSON)
+	c.cmd.Flag("report", "Write the comparison as one self-contained HTML page (bench --report's): the table and the two runs' latency CDFs one over the other.").StringVar(&c.Report)
 	return c
 }
 
