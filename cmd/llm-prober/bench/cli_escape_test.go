@@ -72,3 +72,36 @@ func TestBenchCLIEscapesServerAndFileText(t *testing.T) {
 		t.Errorf("error line %q", b.String())
 	}
 }
+
+// bench compare on a result file whose model carries terminal escapes:
+// the note that names it, and its page, show it escaped.
+func TestBenchCompareEscapesFileText(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	if code, stdout, log := benchCLI(t, "--url", slowMock(t, time.Millisecond), "--concurrency", "2", "--num-prompts", "10", "--input-tokens", "8",
+		"--output-tokens", "4", "--progress", "off", "--no-server-metrics", "--output-json", base); code != 0 {
+		t.Fatalf("bench: exit %d\n%s%s", code, stdout, log)
+	}
+	raw, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostileJSON := `m\u001b[2J\u001b]0;pwned\u0007`
+	renamed := strings.Replace(string(raw), `"model_id": "mock-model"`, `"model_id": "`+hostileJSON+`"`, 1)
+	if renamed == string(raw) {
+		t.Fatalf("no model_id in %s", raw[:min(len(raw), 400)])
+	}
+	nw := filepath.Join(dir, "new"+hostile+".json")
+	testutil.WriteFile(t, nw, renamed)
+	page := filepath.Join(dir, "cmp.html")
+	code, stdout, log := compareCLI(t, "--report", page, base, nw)
+	html, _ := os.ReadFile(page)
+	for name, text := range map[string]string{"output": stdout + log, "page": string(html)} {
+		if i := strings.IndexAny(text, "\x1b\x07"); i >= 0 {
+			t.Errorf("exit %d: %s has a raw control character: %q", code, name, text[max(0, i-60):min(len(text), i+60)])
+		}
+		if !strings.Contains(text, `m\x1b[2J`) {
+			t.Errorf("exit %d: %s lacks the escaped model:\n%s", code, name, text)
+		}
+	}
+}
