@@ -181,3 +181,14 @@ func TestHTMLReportCompare(t *testing.T) {
 		}
 	}
 }
+
+// A fitted axis's end carries a label: 21 ms on a short chart ended at
+// 25 with ticks 0 and 20 only.
+func TestChartEndIsLabelled(t *testing.T) {
+	c := newChart(370, 260, "t")
+	c.Dots = []chartDot{{X: 1, Y: 21}, {X: 2, Y: 20}}
+	svg := c.svg()
+	if !strings.Contains(svg, `class="ytick"`) || !regexp.MustCompile(`class="ytick"[^>]*>25</text>`).MatchString(svg) {
+		t.Errorf("no label at the y axis's end (25):\n%s", svg)
+	}
+}

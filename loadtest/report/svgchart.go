@@ -207,7 +207,16 @@ func ticks(lo, hi float64, log bool, n int) []float64 {
 		return out
 	}
 	step := niceCeil((hi - lo) / float64(max(n, 1)))
-	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9 && len(out) < n+2; k++ {
+	most := n + 2
+	// Prefer a finer nice step that lands on both ends (extent ends a
+	// fitted axis on one): an unlabelled top reads as a lower one.
+	for s := step; (hi-lo)/s <= float64(2*n+2) && s > 1e-9*max(math.Abs(lo), math.Abs(hi)); s = niceBelow(s) {
+		if onGrid(lo, s) && onGrid(hi, s) {
+			step, most = s, 2*n+3
+			break
+		}
+	}
+	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9 && len(out) < most; k++ {
 		out = append(out, k*step+0) // +0: no "-0"; k*step: no drift, no stall at 1e17
 	}
 	return out
@@ -415,6 +424,23 @@ func (c *chart) writeVRules(b *strings.Builder, xlo, xhi, left, pw, top, ph floa
 		p := c.vrow[i]
 		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" fill="%s">%s</text>`+"\n", p.x, top-12-float64(p.row)*chartLineH, r.Color, esc(r.Label))
 	}
+}
+
+// niceBelow is the nice value (1, 2 or 5 times a power of ten) below s.
+func niceBelow(s float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(s)+1e-9))
+	switch m := s / e; {
+	case m > 4.5:
+		return 2 * e
+	case m > 1.5:
+		return e
+	}
+	return e / 2
+}
+
+func onGrid(v, s float64) bool {
+	q := v / s
+	return math.Abs(q-math.Round(q)) < 1e-6
 }
 
 func scale(v, lo, hi float64, log bool) float64 {
