@@ -65,10 +65,10 @@ func TestPlanShowsQuotientPastAMultiple(t *testing.T) {
 func TestNewPlanRefusesAbsurdInputs(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, c := range []struct {
-		name                              string
+		name                             string
 		knee, daily, peak, p2a, headroom float64
-		gpus                              int
-		want                              string
+		gpus                             int
+		want                             string
 	}{
 		{"daily 1e30", 35, 1e30, 0, 1, 2, 1, "--daily-requests 1e+30"},
 		{"daily NaN", 35, nan, 0, 1, 2, 1, "--daily-requests NaN"},
