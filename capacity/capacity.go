@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -26,43 +27,103 @@ type Plan struct {
 	GPUs         int
 }
 
+// Bounds on the plan's inputs and results. A knee below MinKneeRate (one
+// request in 11.6 days) or above MaxRate is a typo or a broken file, not a
+// measurement; a plan beyond MaxReplicas replicas or MaxGPUs GPUs is an
+// input off by orders of magnitude, and past 2^63 its integers wrap
+// negative ("-9223372036854775808 replicas").
+const (
+	MinKneeRate = 1e-6
+	MaxRate     = 1e9
+	MaxReplicas = 1_000_000
+	MaxGPUs     = 1_000_000
+)
+
+// CheckKnee refuses a knee rate that is not a finite number in
+// [MinKneeRate, MaxRate] req/s.
+func CheckKnee(knee float64) error {
+	if !finite(knee) || knee < MinKneeRate || knee > MaxRate {
+		return refuse("the knee rate %g req/s is not a number in [%g, %g]", knee, MinKneeRate, MaxRate)
+	}
+	return nil
+}
+
+// CheckDemand refuses demand and sizing inputs a plan cannot be computed
+// from: non-finite numbers, negative or absurd volumes, a peak-to-average
+// or headroom below 1 (0 is refused too: it is not "unset"), fewer than
+// one GPU per replica. A peak-to-average is checked only with a daily
+// volume: with --peak-rps it plays no part.
+func CheckDemand(daily, peakRPS, peakToAverage, headroom float64, gpusPerReplica int) error {
+	switch {
+	case !finite(daily) || !finite(peakRPS):
+		return refuse("--daily-requests %g and --peak-rps %g must be finite numbers", daily, peakRPS)
+	case daily < 0 || peakRPS < 0:
+		return refuse("--daily-requests and --peak-rps cannot be negative")
+	case daily <= 0 && peakRPS <= 0:
+		return refuse("give --daily-requests or --peak-rps")
+	case daily > 0 && peakRPS > 0:
+		return refuse("give --daily-requests or --peak-rps, not both (--peak-rps would silently override the daily volume)")
+	case peakRPS > MaxRate:
+		return refuse("--peak-rps %g is beyond %g req/s", peakRPS, float64(MaxRate))
+	case daily > MaxRate*86400:
+		return refuse("--daily-requests %g is beyond %g requests a day (%g req/s)", daily, MaxRate*86400, float64(MaxRate))
+	case !finite(peakToAverage) || (peakRPS == 0 && peakToAverage < 1):
+		return refuse("--peak-to-average %g is not a finite number of at least 1 (1: the peak is the daily average)", peakToAverage)
+	}
+	return CheckSizing(headroom, gpusPerReplica)
+}
+
+// CheckSizing refuses a headroom that is not a finite number ≥ 1 and a
+// GPU count per replica outside [1, MaxGPUs].
+func CheckSizing(headroom float64, gpusPerReplica int) error {
+	switch {
+	case !finite(headroom) || headroom < 1:
+		return refuse("--headroom %g is not a finite number of at least 1", headroom)
+	case gpusPerReplica < 1 || gpusPerReplica > MaxGPUs:
+		return refuse("--gpus-per-replica %d is not in [1, %d]", gpusPerReplica, MaxGPUs)
+	}
+	return nil
+}
+
+// ErrRefused is wrapped by every refusal of NewPlan and the Check
+// functions: a caller tells bad input (exit 2) from a failure.
+var ErrRefused = errors.New("capacity plan")
+
+func refuse(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrRefused}, args...)...)
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
 // NewPlan computes the plan from either the daily volume or the peak
 // rate (both is an error): required rate = daily / 86,400 × peak-to-
 // average (or the given peak), replicas = ceil(ceil(required / knee) ×
-// headroom), GPUs = replicas × GPUs per replica. A peak-to-average of 0
-// means 1: the seed's formula (peak = daily / 86,400) unless a peak
-// factor is given.
+// headroom), GPUs = replicas × GPUs per replica. Every caller gets the
+// same checks (CheckKnee, CheckDemand), and a result beyond MaxReplicas
+// or MaxGPUs is refused: the arithmetic is done in floats so that it
+// cannot wrap.
 func NewPlan(knee, daily, peakRPS, peakToAverage, headroom float64, gpusPerReplica int) (*Plan, error) {
-	switch {
-	case knee <= 0:
-		return nil, fmt.Errorf("capacity plan: the knee rate must be positive, got %g", knee)
-	case daily < 0 || peakRPS < 0:
-		return nil, fmt.Errorf("capacity plan: --daily-requests and --peak-rps cannot be negative")
-	case daily <= 0 && peakRPS <= 0:
-		return nil, fmt.Errorf("capacity plan: give --daily-requests or --peak-rps")
-	case daily > 0 && peakRPS > 0:
-		return nil, fmt.Errorf("capacity plan: give --daily-requests or --peak-rps, not both (--peak-rps would silently override the daily volume)")
-	case headroom < 1:
-		return nil, fmt.Errorf("capacity plan: --headroom %g is below 1", headroom)
-	case gpusPerReplica < 1:
-		return nil, fmt.Errorf("capacity plan: --gpus-per-replica must be at least 1")
+	if err := CheckKnee(knee); err != nil {
+		return nil, err
+	}
+	if err := CheckDemand(daily, peakRPS, peakToAverage, headroom, gpusPerReplica); err != nil {
+		return nil, err
 	}
 	p := &Plan{KneeRate: knee, Headroom: headroom, GPUsPerReplica: gpusPerReplica}
 	if peakRPS > 0 {
 		p.RequiredRate = peakRPS
 	} else {
-		if peakToAverage == 0 {
-			peakToAverage = 1
-		}
-		if peakToAverage < 1 {
-			return nil, fmt.Errorf("capacity plan: --peak-to-average %g is below 1", peakToAverage)
-		}
 		p.DailyRequests, p.PeakToAverage = daily, peakToAverage
 		p.RequiredRate = daily / 86400 * peakToAverage
 	}
-	p.BaseReplicas = int(math.Ceil(p.RequiredRate/knee - 1e-9))
-	p.Replicas = int(math.Ceil(float64(p.BaseReplicas)*headroom - 1e-9))
-	p.GPUs = p.Replicas * gpusPerReplica
+	base := math.Ceil(p.RequiredRate/knee - 1e-9)
+	replicas := math.Ceil(base*headroom - 1e-9)
+	gpus := replicas * float64(gpusPerReplica)
+	if !finite(gpus) || replicas > MaxReplicas || gpus > MaxGPUs {
+		return nil, refuse("%.4g req/s at %.4g req/s per replica × headroom %g needs %.4g replicas (%.4g GPUs), beyond %d replicas or %d GPUs: check the knee and the demand",
+			p.RequiredRate, knee, headroom, replicas, gpus, MaxReplicas, MaxGPUs)
+	}
+	p.BaseReplicas, p.Replicas, p.GPUs = int(base), int(replicas), int(gpus)
 	return p, nil
 }
 

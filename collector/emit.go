@@ -2,9 +2,12 @@ package collector
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 )
 
 // Scrape health, one series per target (reason added on failures).
@@ -97,7 +100,7 @@ func (s *scraper) emitData(ch chan<- prometheus.Metric, data *snapshot, g *ptGua
 	var d drops
 	name := s.spec.name
 	for _, smp := range data.samples {
-		lv := append([]string{name, data.backend}, smp.labels...)
+		lv := safeValues(append([]string{name, data.backend}, smp.labels...))
 		var err error
 		if smp.hist != nil {
 			var m prometheus.Metric
@@ -137,7 +140,7 @@ func (s *scraper) emitData(ch chan<- prometheus.Metric, data *snapshot, g *ptGua
 
 func emitPassthrough(ch chan<- prometheus.Metric, pf *ptFamily, help string, ps *ptSeries, target string) error {
 	desc := prometheus.NewDesc(pf.name, help, ps.names, nil)
-	lv := append([]string{target}, ps.values[1:]...)
+	lv := safeValues(append([]string{target}, ps.values[1:]...))
 	switch {
 	case ps.hist != nil:
 		m, err := prometheus.NewConstHistogram(desc, ps.hist.count, ps.hist.sum, ps.hist.buckets, lv...)
@@ -150,6 +153,20 @@ func emitPassthrough(ch chan<- prometheus.Metric, pf *ptFamily, help string, ps 
 	}
 }
 
+// safeValues escapes terminal control sequences in label values taken
+// from servers and files (a model name, a knee file's workload): the
+// exposition escapes only \\, " and \n, and an ESC would reach whoever
+// curls /metrics. A value that is not UTF-8 is left for the client
+// library to refuse (the series is dropped and counted, as before).
+func safeValues(lv []string) []string {
+	for i, v := range lv {
+		if utf8.ValidString(v) {
+			lv[i] = textfmt.Safe(v)
+		}
+	}
+	return lv
+}
+
 // send drops a metric that cannot be built (e.g. a label value that is not
 // UTF-8) rather than failing the whole gather.
 // sendFixed sends one of the collector's own health series: their
@@ -159,7 +176,7 @@ func sendFixed(ch chan<- prometheus.Metric, d *prometheus.Desc, vt prometheus.Va
 }
 
 func send(ch chan<- prometheus.Metric, d *prometheus.Desc, vt prometheus.ValueType, v float64, lv ...string) error {
-	m, err := prometheus.NewConstMetric(d, vt, v, lv...)
+	m, err := prometheus.NewConstMetric(d, vt, v, safeValues(lv)...)
 	return sendMetric(ch, m, err)
 }
 

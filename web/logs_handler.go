@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-kit/log/level"
 
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -29,7 +30,8 @@ func (u *UI) Logs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := logsTemplate.Execute(w, logsPage{ID: id, Details: probeDetails(e)}); err != nil {
+	// The probe's text quotes the server: escaped, as on /probe?debug.
+	if err := logsTemplate.Execute(textfmt.NewSafeWriter(w), logsPage{ID: id, Details: probeDetails(e)}); err != nil {
 		level.Warn(u.logger).Log("msg", "rendering /logs", "err", err)
 	}
 }

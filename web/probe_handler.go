@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -154,7 +155,9 @@ func debugOutput(lines []string, details string, reg prometheus.Gatherer, t *con
 	tc := *t
 	tc.URL = t.RedactedURL()
 	b.Write(redactedYAML(&tc))
-	return b.Bytes()
+	// A server's error body or header can carry ESC sequences into the
+	// phases and label values: none reaches a terminal running curl raw.
+	return []byte(textfmt.Safe(b.String()))
 }
 
 func redactedYAML(v any) []byte {

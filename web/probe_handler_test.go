@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,4 +59,63 @@ func TestProbeAbandonedByCallerNotRecorded(t *testing.T) {
 	if got := ui.o.History.Recent(); len(got) != 0 {
 		t.Errorf("an abandoned probe was recorded: %+v", got[0].Result)
 	}
+}
+
+// A server whose stream carries terminal escapes (its model name and
+// finish reason) and one whose error body does: /probe?debug shows them
+// as visible "\x1b", never raw, to whoever curls it in a terminal
+// (issue 32, text).
+func TestProbeDebugEscapesServerText(t *testing.T) {
+	for _, h := range []http.HandlerFunc{
+		func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			for _, c := range []string{
+				`{"model":"m\u001b]0;pwned\u0007","choices":[{"index":0,"delta":{"content":"hi"}}]}`,
+				`{"model":"m\u001b]0;pwned\u0007","choices":[{"index":0,"delta":{"content":" there"},"finish_reason":"stop\u001b[2J"}]}`,
+				`{"model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`,
+			} {
+				_, _ = io.WriteString(w, "data: "+c+"\n\n")
+			}
+			_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		},
+		func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			http.Error(w, `{"error":{"message":"overloaded`+"\x1b[2J\x1b[31m"+`"}}`, http.StatusServiceUnavailable)
+		},
+	} {
+		testProbeDebugEscapes(t, h)
+	}
+}
+
+func testProbeDebugEscapes(t *testing.T, h http.HandlerFunc) {
+	hostile := httptest.NewServer(h)
+	t.Cleanup(hostile.Close)
+	ui := New(Options{Config: loadConfig(t, "1m", "5s", "a", hostile.URL).Get, ProbeMaxConcurrent: 1, History: prober.NewHistory(10, 10)})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/probe", ui.Probe)
+	mux.HandleFunc("/logs", ui.Logs)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	get := func(path string) string {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if i := strings.IndexAny(string(body), "\x1b\x07"); i >= 0 {
+			t.Errorf("raw control character in %s: %q", path, body[max(0, i-80):min(len(body), i+40)])
+		}
+		return string(body)
+	}
+	body := get("/probe?target=a&debug=true")
+	if !strings.Contains(body, "Logs for the probe:") || !strings.Contains(body, `\x1b[2J`) {
+		t.Errorf("not the debug page with the escape shown:\n%s", body)
+	}
+	recent := ui.o.History.Recent()
+	if len(recent) == 0 {
+		t.Fatal("no probe in the history")
+	}
+	get("/logs?id=" + recent[0].Result.ID)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/status"
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -69,7 +70,7 @@ func (u *UI) Status(w http.ResponseWriter, r *http.Request) {
 		page.Rows = page.Rows[:statusRows]
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := statusTemplate.Execute(w, page); err != nil {
+	if err := statusTemplate.Execute(textfmt.NewSafeWriter(w), page); err != nil { // errors quote servers
 		level.Warn(u.logger).Log("msg", "rendering the status page", "err", err)
 	}
 }

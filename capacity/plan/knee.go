@@ -5,10 +5,10 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"github.com/llm-prober/llm-prober/capacity"
 	"github.com/llm-prober/llm-prober/config"
 )
 
@@ -33,14 +33,17 @@ func ReadKnee(path string) (*Knee, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--knee-file: %w", err)
 	}
+	if err := capacity.CheckKnee(ck.Rate); err != nil {
+		return nil, fmt.Errorf("--knee-file %s: %w", path, err)
+	}
 	return &Knee{Rate: ck.Rate, Source: path, Offered: ck.Offered, PromptMean: ck.PromptMean, OutputMean: ck.OutputMean,
 		Workload: ck.Workload, GoodputGoal: ck.GoodputPercent}, nil
 }
 
 // KneeFromRate is a knee given as a number: its workload is unknown.
 func KneeFromRate(rate float64) (*Knee, error) {
-	if math.IsNaN(rate) || math.IsInf(rate, 0) || rate <= 0 {
-		return nil, errors.New("--knee-rate must be a positive rate")
+	if err := capacity.CheckKnee(rate); err != nil {
+		return nil, fmt.Errorf("--knee-rate: %w", err)
 	}
 	return &Knee{Rate: rate, Source: "--knee-rate", PromptMean: math.NaN(), OutputMean: math.NaN()}, nil
 }

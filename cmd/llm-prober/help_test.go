@@ -115,7 +115,7 @@ func TestHelpShowsOwnFlags(t *testing.T) {
 			"usage: llm-prober bench [<flags>] <command> [<args> ...]"},
 		{[]string{"help", "bench"}, run, nil, nil, "usage: llm-prober bench [<flags>] <command> [<args> ...]"},
 		{[]string{"bench", "run", "--help"}, run, nil, nil, "usage: llm-prober bench run [<flags>]"},
-		{[]string{"bench", "compare", "--help"}, append(slices.Clone(global), "max-regression", "alpha", "force", "output-json"),
+		{[]string{"bench", "compare", "--help"}, append(slices.Clone(global), "max-regression", "alpha", "force", "output-json", "report"),
 			nil, []string{"url", "request-rate", "num-prompts", "prometheus.url", "web.listen-address"},
 			"usage: llm-prober bench compare [<flags>] <base> <new>"},
 		{[]string{"plan", "--help"}, append(slices.Clone(global), shownFlags(p.cmd)...),

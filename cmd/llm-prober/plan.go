@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,9 +12,12 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/llm-prober/llm-prober/capacity"
 	"github.com/llm-prober/llm-prober/capacity/plan"
 	"github.com/llm-prober/llm-prober/capacity/promsource"
 	"github.com/llm-prober/llm-prober/cmd/llm-prober/internal/promflags"
+	"github.com/llm-prober/llm-prober/cmd/llm-prober/internal/strictflag"
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 )
 
 // planFlags are the flags of `llm-prober plan`.
@@ -41,7 +45,7 @@ func newPlanCmd(app *kingpin.Application) *planFlags {
 	c.Flag("peak", "Size for: max (the highest served rate), p99 (of the rates: ignores the worst 1 %, e.g. a retry storm) or busiest-hour (the typical day's peak: the busiest hour's mean daily peak).").
 		Default("max").EnumVar(&p.peak, plan.PeakMax, plan.PeakP99, plan.PeakBusiestHour)
 	c.Flag("headroom", "Spare capacity factor.").Default("2").Float64Var(&p.headroom)
-	c.Flag("gpus-per-replica", "GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&p.gpusPerReplica)
+	strictflag.Int(c.Flag("gpus-per-replica", "GPUs per server replica (tensor/pipeline parallel; a whole number).").Default("1"), &p.gpusPerReplica)
 	c.Flag("timezone", "Time zone of the hours of the day (IANA name, e.g. Europe/Paris).").Default("UTC").StringVar(&p.timezone)
 	c.Flag("output-json", "Write the plan and every number behind it to this JSON file.").StringVar(&p.outputJSON)
 	return p
@@ -54,6 +58,7 @@ func (p *planFlags) run() int {
 }
 
 func (p *planFlags) runTo(ctx context.Context, out, log io.Writer) int {
+	out, log = textfmt.NewSafeWriter(out), textfmt.NewSafeWriter(log)
 	fail := func(code int, err error) int {
 		fmt.Fprintf(log, "llm-prober plan: %v\n", err)
 		return code
@@ -75,8 +80,9 @@ func (p *planFlags) runTo(ctx context.Context, out, log io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	if p.headroom < 1 || p.gpusPerReplica < 1 {
-		return fail(2, fmt.Errorf("--headroom must be at least 1 and --gpus-per-replica at least 1"))
+	// Before Prometheus is asked: a bad flag is exit 2, not a query.
+	if err := capacity.CheckSizing(p.headroom, p.gpusPerReplica); err != nil {
+		return fail(2, err)
 	}
 	loc, err := time.LoadLocation(p.timezone)
 	if err != nil {
@@ -91,6 +97,9 @@ func (p *planFlags) runTo(ctx context.Context, out, log io.Writer) int {
 		return fail(2, err)
 	}
 	r, err := plan.Run(ctx, src, plan.Options{Knee: knee, Peak: p.peak, Headroom: p.headroom, GPUsPerReplica: p.gpusPerReplica, Location: loc})
+	if errors.Is(err, capacity.ErrRefused) {
+		return fail(2, err) // e.g. a knee far below the served peak: beyond range
+	}
 	if err != nil {
 		return fail(1, err)
 	}

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,6 +177,7 @@ func TestPlanFromServedTraffic(t *testing.T) {
 		{"missing knee file", prom.URL, []string{"--knee-file", filepath.Join(dir, "nope.json")}, 2, "--knee-file"},
 		{"bad timezone", prom.URL, append([]string{"--timezone", "Mars/Olympus"}, kneeArgs...), 2, "--timezone"},
 		{"headroom below 1", prom.URL, append([]string{"--headroom", "0.5"}, kneeArgs...), 2, "--headroom"},
+		{"a plan beyond range", prom.URL, []string{"--knee-rate", "0.000001"}, 2, "beyond 1000000 replicas"},
 	} {
 		args := append([]string{"--prometheus.url", c.url, "--window", "2d"}, c.args...)
 		if !strings.Contains(strings.Join(c.args, " "), "--window.end") {
@@ -278,5 +282,61 @@ func TestPlanHTTPConfigFile(t *testing.T) {
 	testutil.WriteFile(t, hc, "basic_auth: [\n")
 	if code, _, log = planCLI(t, "--prometheus.url", "http://127.0.0.1:1", "--knee-rate", "3", "--prometheus.http-config-file", hc); code != 2 || !strings.Contains(log, "http-config-file") {
 		t.Errorf("garbled file: exit %d, %s", code, log)
+	}
+}
+
+// Non-finite and absurd flags exit 2 with one line before Prometheus is
+// asked (here it is down: a query would be exit 1); they printed
+// "-9223372036854775808 replicas" or truncated 2.5 GPUs (issue 31 item 7).
+func TestPlanRefusesAbsurdFlags(t *testing.T) {
+	down := []string{"--prometheus.url", "http://" + testutil.FreeAddr(t)}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--knee-rate", "NaN"}, "--knee-rate"},
+		{[]string{"--knee-rate", "Inf"}, "--knee-rate"},
+		{[]string{"--knee-rate", "-Inf"}, "--knee-rate"},
+		{[]string{"--knee-rate", "1e-300"}, "--knee-rate"},
+		{[]string{"--knee-rate", "1e308"}, "--knee-rate"},
+		{[]string{"--knee-rate", "35", "--headroom", "NaN"}, "--headroom NaN"},
+		{[]string{"--knee-rate", "35", "--headroom", "Inf"}, "--headroom +Inf"},
+		{[]string{"--knee-rate", "35", "--gpus-per-replica", "0"}, "--gpus-per-replica 0"},
+		{[]string{"--knee-rate", "35", "--gpus-per-replica", "2.5"}, `--gpus-per-replica: "2.5" is not a whole number`},
+	} {
+		code, stdout, log := planCLI(t, append(append([]string(nil), down...), c.args...)...)
+		if code != 2 || !strings.Contains(log, c.want) || stdout != "" || strings.Count(strings.TrimSpace(log), "\n") != 0 {
+			t.Errorf("%v: exit %d, want 2 and one line with %q:\n%s%s", c.args, code, c.want, stdout, log)
+		}
+	}
+	// A knee file whose rate is absurd is refused as --knee-rate is.
+	path := kneeSweep(t, t.TempDir(), 1e-300, 1e-300, 100, 100)
+	if code, _, log := planCLI(t, append(down, "--knee-file", path)...); code != 2 || !strings.Contains(log, "knee rate 1e-300") {
+		t.Errorf("knee file at 1e-300 req/s: exit %d, %s", code, log)
+	}
+}
+
+// A Prometheus whose error carries terminal escapes, and a knee file
+// whose name does: plan prints neither raw (issue 32, text).
+func TestPlanEscapesServerAndFileText(t *testing.T) {
+	const hostile = "\x1b[2J\x1b]0;pwned\x07"
+	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"status":"error","errorType":"bad_data","error":"parse error%s"}`, strings.ReplaceAll(strings.ReplaceAll(hostile, "\x1b", `\u001b`), "\x07", `\u0007`))
+	}))
+	t.Cleanup(prom.Close)
+	dir := filepath.Join(t.TempDir(), "sweeps"+hostile)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	knee := kneeSweep(t, dir, 3, 3.2, 100, 100)
+	code, stdout, log := planCLI(t, "--prometheus.url", prom.URL, "--knee-file", knee)
+	if code != 1 || strings.ContainsAny(stdout+log, "\x1b\x07") || !strings.Contains(log, `parse error\x1b[2J`) {
+		t.Errorf("exit %d, want 1 and the error escaped:\n%q", code, stdout+log)
+	}
+	code, stdout, log = planCLI(t, "--prometheus.url", prom.URL, "--knee-file", filepath.Join(dir, "missing.json"))
+	if code != 2 || strings.ContainsAny(stdout+log, "\x1b\x07") || !strings.Contains(log, `sweeps\x1b[2J`) {
+		t.Errorf("exit %d, want 2 and the file name escaped:\n%q", code, stdout+log)
 	}
 }

@@ -74,7 +74,7 @@ func curveCharts(s *sweep.Sweep, w, h int) []*chart {
 			c.HRules = append(c.HRules, chartRule{At: slo, Label: "SLO " + fmtTick(slo) + " ms", Color: "#e08000"})
 		}
 		if s.Knee != nil {
-			c.VRules = append(c.VRules, chartRule{At: s.Knee.Report.OutputThroughput, Label: fmt.Sprintf("knee %.2f req/s", s.KneeRate()), Color: "#d03030"})
+			c.VRules = append(c.VRules, chartRule{At: s.Knee.Report.OutputThroughput, Label: fmt.Sprintf("knee %.0f tok/s (%.2f req/s)", s.Knee.Report.OutputThroughput, s.KneeRate()), Color: "#d03030"})
 		}
 		if s.Above != nil {
 			c.VRules = append(c.VRules, chartRule{At: s.Above.Report.OutputThroughput, Label: fmt.Sprintf("knee above %.2f req/s", s.Above.Rate), Color: "#d03030"})

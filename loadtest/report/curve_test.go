@@ -45,7 +45,7 @@ func TestCurveSVG(t *testing.T) {
 			circles++
 		}
 	}
-	for _, want := range []string{"knee 24.00 req/s", "SLO 200 ms", "SLO 50 ms", "&amp; &lt;workload&gt;"} {
+	for _, want := range []string{"tok/s (24.00 req/s)", "SLO 200 ms", "SLO 50 ms", "&amp; &lt;workload&gt;"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("SVG lacks %q", want)
 		}

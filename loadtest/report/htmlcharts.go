@@ -57,7 +57,7 @@ func (d *dist) charts() (hist, cdf template.HTML) {
 // waited in the client, then TTFT, then decode, coloured by outcome.
 func (rv *RunView) timelineChart() template.HTML {
 	c := newChart(2*chartW+20, 420, "Requests over time (send → first token → end)")
-	c.XLabel, c.YLabel = "seconds since the first planned send", "request # by send time"
+	c.XLabel, c.YLabel = "seconds since the first planned send", "request # by send time (first at the bottom)"
 	c.XMin = 0
 	c.YMin, c.YMax = 0, float64(max(len(rv.rows), 1))
 	width := math.Max(1, math.Min(6, 300/float64(max(len(rv.rows), 1))))
@@ -70,7 +70,9 @@ func (rv *RunView) timelineChart() template.HTML {
 	var prefill, decode [tlClassCount][]float64
 	var waits []float64
 	for i, r := range rv.rows {
-		y := float64(len(rv.rows) - i) // the first sent at the top
+		// Request #1 at y = 1: the axis's numbers are the rows' (the first
+		// sent was drawn at the top, against an axis rising upward).
+		y := float64(i + 1)
 		if r.start-r.planned > 0.001 {
 			waits = append(waits, float64(r.planned), float64(r.start), y)
 		}
@@ -118,7 +120,7 @@ func (rv *RunView) throughputCharts() (tput, conc template.HTML) {
 	t := newChart(chartW, chartH, "Output throughput over time")
 	t.XLabel, t.YLabel, t.XMin = "seconds since the first planned send", "tok/s", 0
 	t.Lines = []chartLine{{Color: "#3060c0", XY: xs(rv.tokS)}}
-	t.Note = "per " + rv.bucket.String() + " bucket"
+	t.Note = "per " + fmtDuration(rv.bucket) + " bucket"
 	c := newChart(chartW, chartH, "Concurrency and completions over time")
 	c.XLabel, c.YLabel, c.XMin = "seconds since the first planned send", "requests", 0
 	c.Lines = []chartLine{{Color: "#8040a0", XY: xs(rv.conc)}, {Color: colorGood, XY: xs(rv.reqS), Dash: true}}

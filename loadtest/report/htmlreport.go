@@ -2,10 +2,12 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -28,6 +30,8 @@ type HTMLReport struct {
 	RunsSummary *summary.RunsSummary
 	Sweep       *sweep.Sweep
 	Plan        *capacity.Plan
+	// Compare is `bench compare --report`'s comparison of two runs.
+	Compare *CompareView
 }
 
 //go:embed htmlreport.tmpl
@@ -35,20 +39,24 @@ var htmlReportSrc string
 
 var htmlReportTmpl = template.Must(template.New("report").Parse(htmlReportSrc))
 
-// Write renders the page.
+// Write renders the page. html/template escapes markup, not control
+// bytes: the page goes through textfmt.SafeWriter, so a model name or a
+// server's error with ESC in it shows as "\x1b", never raw.
 func (h *HTMLReport) Write(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
-	if err := htmlReportTmpl.Execute(bw, h.page()); err != nil {
+	if err := htmlReportTmpl.Execute(textfmt.NewSafeWriter(bw), h.page()); err != nil {
 		return err
 	}
 	return bw.Flush()
 }
 
 type htmlPage struct {
-	Title   string
-	Sweep   *htmlSweep
-	Summary string // --num-runs
-	Runs    []htmlRun
+	Title      string
+	Sweep      *htmlSweep
+	Summary    string // --num-runs
+	RunsCharts []template.HTML
+	Compare    *htmlCompare
+	Runs       []htmlRun
 }
 
 type htmlSweep struct {
@@ -81,6 +89,10 @@ func (h *HTMLReport) page() htmlPage {
 		var b strings.Builder
 		WriteRuns(h.RunsSummary, &b)
 		p.Summary = b.String()
+		p.RunsCharts = runsCharts(h.RunsSummary)
+	}
+	if h.Compare != nil {
+		p.Compare = h.Compare.page()
 	}
 	for _, rv := range h.Runs {
 		p.Runs = append(p.Runs, rv.page())
@@ -101,7 +113,7 @@ func sweepPage(s *sweep.Sweep, plan *capacity.Plan) *htmlSweep {
 	}
 	pn := "p" + textfmt.PercentileName(s.Tail())
 	hs.Header = []string{"point", "offered req/s", "achieved req/s", "output tok/s", "good %", pn + " TTFT ms", "p99 TTFT 95% CI", pn + " TPOT ms", "p99 TPOT 95% CI", "bottleneck"}
-	for _, pt := range s.Points {
+	for _, pt := range byLoad(s.Points) {
 		r := pt.Report
 		offered := "—"
 		if pt.OpenLoop() {
@@ -126,6 +138,40 @@ func sweepPage(s *sweep.Sweep, plan *capacity.Plan) *htmlSweep {
 	return hs
 }
 
+// byLoad orders a sweep's points by the load offered, not by when they ran
+// (a refinement runs last but lies between two rates): synchronous first,
+// then the rates ascending, everything-at-once last.
+func byLoad(pts []*sweep.Point) []*sweep.Point {
+	key := func(p *sweep.Point) float64 {
+		switch p.Kind {
+		case sweep.PointSync:
+			return -1
+		case sweep.PointMax:
+			return math.Inf(1)
+		}
+		return p.Rate
+	}
+	out := slices.Clone(pts)
+	slices.SortStableFunc(out, func(a, b *sweep.Point) int { return cmp.Compare(key(a), key(b)) })
+	return out
+}
+
+// offeredText is what the run asked of the server: the open loop's rate
+// (and its burstiness and cap) or the closed loop's users.
+func offeredText(rep *summary.Report) string {
+	if rep.Mode == "closed-loop" {
+		return fmt.Sprintf("closed loop: %d concurrent users", rep.MaxConcurrency)
+	}
+	s := "as fast as possible (rate inf)"
+	if !math.IsInf(rep.Rate, 1) {
+		s = fmt.Sprintf("%.2f req/s offered (burstiness %g)", rep.Rate, rep.Burstiness)
+	}
+	if rep.MaxConcurrency > 0 {
+		s += fmt.Sprintf(", at most %d in flight", rep.MaxConcurrency)
+	}
+	return s
+}
+
 func (rv *RunView) page() htmlRun {
 	rep := rv.Report
 	hr := htmlRun{Name: rv.Name, Verdict: rv.Verdict.Bottleneck, Summary: rv.Verdict.Summary, Evidence: rv.Verdict.Evidence, Text: rv.Text}
@@ -137,6 +183,7 @@ func (rv *RunView) page() htmlRun {
 	} else {
 		fact("Goodput", "no SLOs given (--goodput)")
 	}
+	fact("Offered load", offeredText(rep))
 	fact("Requests", fmt.Sprintf("%d succeeded, %d failed, %d cancelled, %d warm-up", rep.Completed, rep.Failed, rep.Cancelled, rep.Warmup))
 	fact("Request throughput", fmt.Sprintf("%.2f req/s over %.2f s", rep.RequestThroughput, rep.Duration.Seconds()))
 	fact("Output throughput", fmt.Sprintf("%.2f tok/s (peak %.0f)", rep.OutputThroughput, rep.PeakOutputThroughput))

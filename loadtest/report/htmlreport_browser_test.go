@@ -56,10 +56,13 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if err := WriteSweepSVG(sw, &curve, "the --curve file "+hostile); err != nil {
 		t.Fatal(err)
 	}
+	runs, _ := runsPage(t)
 	pages := map[string]string{
-		"run":   renderRun(t, 3000, "run "+hostile),
-		"sweep": sweep.String(),
-		"curve": "<!DOCTYPE html><html><body style=\"margin:0\">" + curve.String() + "</body></html>",
+		"run":     renderRun(t, 3000, "run "+hostile),
+		"runs":    runs,
+		"compare": comparePage(t),
+		"sweep":   sweep.String(),
+		"curve":   "<!DOCTYPE html><html><body style=\"margin:0\">" + curve.String() + "</body></html>",
 	}
 	for name, page := range pages {
 		for _, width := range []int{1280, 700} {
@@ -100,5 +103,30 @@ func TestLayoutCheckCatchesClipping(t *testing.T) {
 	svg := strings.Replace(c.svg(), "</svg>", `<text x="290" y="195">legend past the edge</text></svg>`, 1)
 	if got := browserLayout(t, "<!DOCTYPE html><html><body>"+svg+"</body></html>", 800); !strings.Contains(got, `"legend past the edge" clipped`) {
 		t.Errorf("checker missed a clipped legend:\n%s", got)
+	}
+}
+
+// The check fails on an inverted y axis (numbers rising downward) and on
+// an axis that runs far past its data (a 23 s run drawn to 50 s), and the
+// chart helper's own axes pass it.
+func TestLayoutCheckCatchesBadAxes(t *testing.T) {
+	testutil.Chromium(t)
+	page := `<!DOCTYPE html><html><body>
+<svg width="300" height="200" viewBox="0 0 300 200" font-family="sans-serif" font-size="12" data-xmax="23">
+<text class="ytick" x="10" y="40">0</text><text class="ytick" x="10" y="100">50</text><text class="ytick" x="10" y="160">100</text>
+<text class="xtick" x="60" y="190">0</text><text class="xtick" x="150" y="190">25</text><text class="xtick" x="240" y="190">50</text>
+</svg></body></html>`
+	got := browserLayout(t, page, 800)
+	for _, want := range []string{"FAIL", "y axis inverted: 50 drawn below 0", "x axis runs to 50, past 1.5× its data's 23"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("checker missed %q:\n%s", want, got)
+		}
+	}
+	// The old helper's end (niceCeil: 23 → 50) fails; today's (25) passes.
+	c := newChart(400, 240, "23 s")
+	c.Lines = []chartLine{{Color: "#000", XY: []float64{0, 1, 23, 7}}}
+	c.XMin = 0
+	if got := browserLayout(t, "<!DOCTYPE html><html><body>"+c.svg()+"</body></html>", 800); !strings.HasPrefix(got, "OK ") {
+		t.Errorf("a 23 s chart:\n%s", got)
 	}
 }

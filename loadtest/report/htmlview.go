@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -235,6 +236,28 @@ func (rv *RunView) Timeline(meas []*loadtest.Record, rep *summary.Report) {
 	}
 }
 
+// round2 rounds d to two significant digits of milliseconds (504.021437ms
+// is 500ms): a bucket a reader can name.
+func round2(d time.Duration) time.Duration {
+	ms := float64(d) / 1e6
+	if ms < 10 {
+		return d.Round(time.Millisecond)
+	}
+	p := math.Pow(10, math.Floor(math.Log10(ms))-1)
+	return time.Duration(math.Round(ms/p) * p * 1e6)
+}
+
+// fmtDuration prints d for a caption: "500 ms", "1.5 s", "2 min".
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.FormatFloat(float64(d)/1e6, 'g', 3, 64) + " ms"
+	case d < 2*time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'g', 3, 64) + " s"
+	}
+	return strconv.FormatFloat(d.Minutes(), 'g', 3, 64) + " min"
+}
+
 // overTime buckets output tokens, completions and requests in flight
 // from the first measured planned send.
 func (rv *RunView) overTime(run *loadtest.Run, meas []*loadtest.Record) {
@@ -251,7 +274,7 @@ func (rv *RunView) overTime(run *loadtest.Run, meas []*loadtest.Record) {
 		rv.bucket = n.Round(time.Second) + time.Second
 	}
 	if time.Duration(span) < 20*time.Second { // short runs: finer than a second
-		rv.bucket = max(time.Duration(span)/20, time.Millisecond)
+		rv.bucket = max(round2(time.Duration(span)/20), time.Millisecond)
 	}
 	bw := int64(rv.bucket)
 	nb := int(span/bw) + 1

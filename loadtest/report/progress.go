@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest"
 )
 
@@ -46,7 +47,8 @@ func (p *ProgressPrinter) Print(pr loadtest.Progress) {
 	if pr.Total > 0 {
 		count = fmt.Sprintf("%d/%d", pr.Done, pr.Total)
 	}
-	text := fmt.Sprintf("%s%s req  %.1f req/s  %d in flight  %d failed  %s", p.Label, count, rate, pr.InFlight, pr.Failed, eta)
+	// W takes this line's own \r and ESC [K raw: the rest is escaped here.
+	text := textfmt.SafeLine(fmt.Sprintf("%s%s req  %.1f req/s  %d in flight  %d failed  %s", p.Label, count, rate, pr.InFlight, pr.Failed, eta))
 	if p.Terminal {
 		bar := ""
 		if pr.Total > 0 {

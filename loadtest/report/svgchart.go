@@ -88,8 +88,11 @@ func newChart(w, h int, title string) *chart {
 // textW estimates a label's width in pixels at the chart's font size.
 func textW(s string) float64 { return float64(utf8.RuneCountInString(s)) * chartCharW }
 
-// extent is the data's range on one axis, padded to nice values.
-func (c *chart) extent(x bool) (lo, hi float64) {
+// extent is the data's range on one axis, padded to nice values; dataHi
+// is the data's own top, when the axis end is fitted to it (linear, not
+// fixed), else NaN.
+func (c *chart) extent(x bool) (lo, hi, dataHi float64) {
+	dataHi = math.NaN()
 	lo, hi = math.Inf(1), math.Inf(-1)
 	add := func(v float64) {
 		if math.IsNaN(v) || math.IsInf(v, 0) || (v <= 0 && ((x && c.XLog) || (!x && c.YLog))) {
@@ -161,14 +164,19 @@ func (c *chart) extent(x bool) (lo, hi float64) {
 		if math.IsNaN(fixLo) {
 			lo = min(lo, 0)
 		}
-		if math.IsNaN(fixHi) {
-			hi = niceCeil(hi)
+		if math.IsNaN(fixHi) && hi > lo {
+			// The next multiple of a nice step (a fifth of the range,
+			// rounded up): 23 s ends at 25, not at niceCeil's 50. A step
+			// is at most half the range, so the end is under 1.5× the data.
+			dataHi = hi
+			step := niceCeil((hi - lo) / 5)
+			hi = math.Ceil(hi/step-1e-9) * step
 		}
 		if hi <= lo { // lo + 1 is lo itself past 2^53
 			hi = lo + max(1, math.Abs(lo))
 		}
 	}
-	return lo, hi
+	return lo, hi, dataHi
 }
 
 func pick[T any](x bool, a, b T) T {
@@ -199,7 +207,16 @@ func ticks(lo, hi float64, log bool, n int) []float64 {
 		return out
 	}
 	step := niceCeil((hi - lo) / float64(max(n, 1)))
-	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9 && len(out) < n+2; k++ {
+	most := n + 2
+	// Prefer a finer nice step that lands on both ends (extent ends a
+	// fitted axis on one): an unlabelled top reads as a lower one.
+	for s := step; (hi-lo)/s <= float64(2*n+2) && s > 1e-9*max(math.Abs(lo), math.Abs(hi)); s = niceBelow(s) {
+		if onGrid(lo, s) && onGrid(hi, s) {
+			step, most = s, 2*n+3
+			break
+		}
+	}
+	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9 && len(out) < most; k++ {
 		out = append(out, k*step+0) // +0: no "-0"; k*step: no drift, no stall at 1e17
 	}
 	return out
@@ -207,8 +224,8 @@ func ticks(lo, hi float64, log bool, n int) []float64 {
 
 // svg renders the chart.
 func (c *chart) svg() string {
-	xlo, xhi := c.extent(true)
-	ylo, yhi := c.extent(false)
+	xlo, xhi, xdata := c.extent(true)
+	ylo, yhi, ydata := c.extent(false)
 	yt := ticks(ylo, yhi, c.YLog, max(2, (c.H-120)/40))
 	xf := c.XFmt
 	if xf == nil {
@@ -257,7 +274,10 @@ func (c *chart) svg() string {
 	py := func(v float64) float64 { return top + ph - ph*scale(v, ylo, yhi, c.YLog) }
 
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="%d">`+"\n", c.W, c.H, c.W, c.H, chartFont)
+	// data-xmax/ymax: the data's top where the axis is fitted to it, for
+	// the layout check (an axis far past its data).
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="%d"%s%s>`+"\n",
+		c.W, c.H, c.W, c.H, chartFont, dataAttr("xmax", xdata), dataAttr("ymax", ydata))
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", c.W, c.H)
 	fmt.Fprintf(&b, `<text x="%g" y="18" font-weight="bold">%s</text>`+"\n", left, esc(c.Title))
 	if c.YLabel != "" {
@@ -267,7 +287,7 @@ func (c *chart) svg() string {
 	for _, v := range yt {
 		y := py(v)
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#eee"/>`, left, left+pw, y, y)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" fill="#555">%s</text>`+"\n", left-6, y+4, fmtTick(v))
+		fmt.Fprintf(&b, `<text class="ytick" x="%.1f" y="%.1f" text-anchor="end" fill="#555">%s</text>`+"\n", left-6, y+4, fmtTick(v))
 	}
 	xw := 0.0
 	for _, v := range ticks(xlo, xhi, c.XLog, 8) {
@@ -281,7 +301,7 @@ func (c *chart) svg() string {
 		if x+textW(xf(v))/2 > float64(c.W)-2 {
 			anchor = "end"
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" fill="#555">%s</text>`+"\n", x, top+ph+18, anchor, esc(xf(v)))
+		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%.1f" text-anchor="%s" fill="#555">%s</text>`+"\n", x, top+ph+18, anchor, esc(xf(v)))
 	}
 	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#999"/>`+"\n", left, top, pw, ph)
 	if c.XLabel != "" {
@@ -406,6 +426,23 @@ func (c *chart) writeVRules(b *strings.Builder, xlo, xhi, left, pw, top, ph floa
 	}
 }
 
+// niceBelow is the nice value (1, 2 or 5 times a power of ten) below s.
+func niceBelow(s float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(s)+1e-9))
+	switch m := s / e; {
+	case m > 4.5:
+		return 2 * e
+	case m > 1.5:
+		return e
+	}
+	return e / 2
+}
+
+func onGrid(v, s float64) bool {
+	q := v / s
+	return math.Abs(q-math.Round(q)) < 1e-6
+}
+
 func scale(v, lo, hi float64, log bool) float64 {
 	if log {
 		return (math.Log10(max(v, lo)) - math.Log10(lo)) / (math.Log10(hi) - math.Log10(lo))
@@ -429,6 +466,13 @@ func fit(s string, w float64) string {
 }
 
 func esc(s string) string { return html.EscapeString(s) }
+
+func dataAttr(name string, v float64) string {
+	if math.IsNaN(v) || v <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(` data-%s="%g"`, name, v)
+}
 
 // chartSeq numbers clip paths: several charts share one HTML page.
 var chartSeq atomic.Uint64

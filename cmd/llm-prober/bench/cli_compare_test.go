@@ -109,3 +109,42 @@ func TestBenchCompareCLI(t *testing.T) {
 		t.Errorf("--force: exit %d\n%s", code, stdout)
 	}
 }
+
+// bench compare --report writes the comparison as bench --report's page:
+// the verdict, the table and the two runs' CDFs (it had no HTML form;
+// issue 31 item 9); a --report into no directory is exit 2 before reading.
+func TestBenchCompareReport(t *testing.T) {
+	dir := t.TempDir()
+	runTo := func(url, file string) string {
+		path := filepath.Join(dir, file)
+		if code, stdout, log := benchCLI(t, "--url", url, "--concurrency", "4", "--num-prompts", "40", "--input-tokens", "8", "--output-tokens", "4",
+			"--goodput", "ttft:100", "--progress", "off", "--no-server-metrics", "--output-json", path); code != 0 {
+			t.Fatalf("bench: exit %d\n%s%s", code, stdout, log)
+		}
+		return path
+	}
+	base := runTo(slowMock(t, 10*time.Millisecond), "base.json")
+	slow := runTo(slowMock(t, 160*time.Millisecond), "slow.json")
+	page := filepath.Join(dir, "cmp.html")
+	code, stdout, log := compareCLI(t, "--max-regression", "p99_ttft_ms:10%", "--report", page, base, slow)
+	if code != ExitFailOn || !strings.Contains(log, "wrote "+page) {
+		t.Fatalf("exit %d\n%s%s", code, stdout, log)
+	}
+	raw, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(raw)
+	for _, want := range []string{"<h2>Comparison</h2>", "regression: p99_ttft_ms", "p99_ttft_ms (ms)", "TTFT CDF, base and new",
+		"E2EL CDF, base and new", "base (40 requests)", "REGRESSION beyond 10%"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(html, "<svg"); n != 4 || strings.Contains(html, "<script") {
+		t.Errorf("%d charts (want 4 CDFs), or a script", n)
+	}
+	if code, _, log := compareCLI(t, "--report", filepath.Join(dir, "nope", "x.html"), base, slow); code != 2 || !strings.Contains(log, "no such directory") {
+		t.Errorf("--report into no directory: exit %d, %s", code, log)
+	}
+}

@@ -30,7 +30,7 @@ func benchCLI(t *testing.T, args ...string) (int, string, string) {
 	var out, log bytes.Buffer
 	code, err := b.main(t.Context(), &out, &log)
 	if err != nil {
-		log.WriteString("error: " + err.Error())
+		printError(&log, "error:", err)
 	}
 	return code, out.String(), log.String()
 }

@@ -7,9 +7,12 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest/compare"
+	"github.com/llm-prober/llm-prober/loadtest/report"
 )
 
 // CompareConfig is one `llm-prober bench compare`: two runs'
@@ -20,6 +23,7 @@ type CompareConfig struct {
 	Alpha         float64 // --alpha: the tests' significance level
 	Force         bool    // --force: compare different workloads
 	OutputJSON    string  // --output-json: the comparison, if set
+	Report        string  // --report: the comparison as an HTML page, if set
 }
 
 // RunCompare compares, writes the table to out and notes to log, and says
@@ -28,12 +32,16 @@ type CompareConfig struct {
 // regression beyond MaxRegression, ExitError if the comparison cannot be
 // written, else 0.
 func RunCompare(c *CompareConfig, out, log io.Writer) (int, error) {
+	out, log = textfmt.NewSafeWriter(out), textfmt.NewSafeWriter(log)
 	ts, err := compare.ParseThresholds(c.MaxRegression)
 	if err != nil {
 		return ExitBadInput, err
 	}
 	if !(c.Alpha > 0 && c.Alpha < 1) || math.IsNaN(c.Alpha) {
 		return ExitBadInput, fmt.Errorf("--alpha %g: want a level between 0 and 1, e.g. 0.05", c.Alpha)
+	}
+	if err := (&Config{Report: c.Report}).checkReport(); err != nil {
+		return ExitBadInput, err
 	}
 	base, err := compare.Load(c.Base)
 	if err != nil {
@@ -64,6 +72,14 @@ func RunCompare(c *CompareConfig, out, log io.Writer) (int, error) {
 			return ExitError, err
 		}
 		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(log, "wrote %s\n", path)
+	}
+	if path := c.Report; path != "" {
+		h := &report.HTMLReport{Title: "bench compare: " + filepath.Base(c.New) + " against " + filepath.Base(c.Base),
+			Compare: &report.CompareView{Comparison: cmp, Base: base.Run, New: nw.Run}}
+		if err := writeHTML(path, h); err != nil {
 			return ExitError, err
 		}
 		fmt.Fprintf(log, "wrote %s\n", path)

@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/llm-prober/llm-prober/cmd/llm-prober/internal/strictflag"
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/loadtest/summary"
 
@@ -94,9 +96,9 @@ func NewCommand(app *kingpin.Application) *Command {
 
 	c.Flag("daily-requests", "Capacity plan: requests per day to serve (or --peak-rps, not both).").Float64Var(&b.DailyRequests)
 	c.Flag("peak-rps", "Capacity plan: peak requests/s to serve (instead of --daily-requests; giving both is an error).").Float64Var(&b.PeakRPS)
-	c.Flag("peak-to-average", "Capacity plan: peak rate over the daily average (1: peak = daily / 86,400, the seed's formula).").Default("1").Float64Var(&b.PeakToAverage)
+	c.Flag("peak-to-average", "Capacity plan: peak rate over the daily average, at least 1 (1: peak = daily / 86,400, the seed's formula).").Default("1").Float64Var(&b.PeakToAverage)
 	c.Flag("headroom", "Capacity plan: spare capacity factor.").Default("2").Float64Var(&b.Headroom)
-	c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel).").Default("1").IntVar(&b.GPUsPerReplica)
+	strictflag.Int(c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel; a whole number).").Default("1"), &b.GPUsPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.KneeRate)
 	addDeriveFlags(c, &b.Derive)
 	b.Web = kingpinflag.AddFlags(c, "")
@@ -128,9 +130,15 @@ func (b *Command) run() int {
 	loadtest.TuneGC() // here, not in main: tests share their process
 	code, err := b.main(ctx, os.Stdout, os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "llm-prober bench:", err)
+		printError(os.Stderr, "llm-prober bench:", err)
 	}
 	return code
+}
+
+// printError prints err on one line after prefix: an error may quote a
+// server's answer or a file, so it is escaped (textfmt.Safe).
+func printError(w io.Writer, prefix string, err error) {
+	fmt.Fprintln(w, prefix, textfmt.Safe(err.Error()))
 }
 
 // main runs the benchmark the flags describe, reporting to out and log.

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -24,13 +23,14 @@ func newBenchCompareCmd(parent *kingpin.CmdClause) *compareFlags {
 	c.cmd.Flag("alpha", "Significance level of the tests.").Default("0.05").Float64Var(&c.Alpha)
 	c.cmd.Flag("force", "Compare runs whose workloads differ (prompt/output lengths, dataset, endpoint, load, SLOs).").BoolVar(&c.Force)
 	c.cmd.Flag("output-json", "Write the comparison to this JSON file.").StringVar(&c.OutputJSON)
+	c.cmd.Flag("report", "Write the comparison as one self-contained HTML page (bench --report's): the table and the two runs' latency CDFs one over the other.").StringVar(&c.Report)
 	return c
 }
 
 func (c *compareFlags) run() int {
 	code, err := c.main(os.Stdout, os.Stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "llm-prober bench compare:", err)
+		printError(os.Stderr, "llm-prober bench compare:", err)
 	}
 	return code
 }

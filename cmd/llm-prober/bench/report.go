@@ -39,14 +39,22 @@ func (env *benchEnv) writeReport(h *report.HTMLReport) error {
 		return nil
 	}
 	h.Title = fmt.Sprintf("%s — %s", env.target.Model, env.workload.Describe())
-	f, err := os.Create(env.b.Report)
+	if err := writeHTML(env.b.Report, h); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.log, "wrote %s\n", env.b.Report)
+	return nil
+}
+
+// writeHTML writes h to path (--report of bench and of bench compare).
+func writeHTML(path string, h *report.HTMLReport) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	if err := errors.Join(h.Write(f), f.Close()); err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
-	fmt.Fprintf(env.log, "wrote %s\n", env.b.Report)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/loadtest/report"
 	"github.com/llm-prober/llm-prober/loadtest/resultfile"
@@ -47,10 +48,11 @@ type benchEnv struct {
 	ps       []float64
 	conds    []summary.Condition
 	// From the flags, parsed and checked before anything runs.
-	rate        float64   // --request-rate
-	rates       []float64 // --rates
-	temperature *float64  // --temperature, if given
-	out, log    io.Writer
+	rate        float64               // --request-rate
+	rates       []float64             // --rates
+	temperature *float64              // --temperature, if given
+	out, log    io.Writer             // through textfmt.SafeWriter: server and file text is printed escaped
+	rawLog      io.Writer             // the progress bar's own control sequences
 	vllm        *bool                 // the target is vLLM (takes cache_salt); nil until checked
 	seedRandom  bool                  // no --seed: drawSeed drew b.Seed
 	csv         *report.CSVOut        // --output-csv
@@ -76,7 +78,9 @@ type benchResult struct {
 // to log, and says how it ended: 0 or one of the Exit codes, with the
 // error behind it, if any.
 func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
-	env := &benchEnv{b: b, out: out, log: log}
+	rawLog := log
+	out, log = textfmt.NewSafeWriter(out), textfmt.NewSafeWriter(log)
+	env := &benchEnv{b: b, out: out, log: log, rawLog: rawLog}
 	if err := env.parseFlags(); err != nil {
 		return ExitBadInput, err
 	}
@@ -183,7 +187,7 @@ func (env *benchEnv) execute(ctx context.Context, rate float64, concurrency int,
 func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label, jsonPath, kind string, f freshness) (*benchResult, error) {
 	b := env.b
 	if mode := b.Progress; mode != "off" {
-		pp := &report.ProgressPrinter{W: env.log, Terminal: mode == "bar" || (mode == "auto" && b.LogIsTerminal), Label: label}
+		pp := &report.ProgressPrinter{W: env.rawLog, Terminal: mode == "bar" || (mode == "auto" && b.LogIsTerminal), Label: label}
 		o.Progress = pp.Print
 	}
 	var jo *resultfile.JSONOut

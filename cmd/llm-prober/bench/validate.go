@@ -128,14 +128,19 @@ func (env *benchEnv) parseSweep() error {
 
 // checkPlan checks the capacity-plan flags when a plan is asked for: one
 // of --daily-requests and --peak-rps (both is an error, not a silent
-// precedence), --headroom, --peak-to-average, --gpus-per-replica.
+// precedence), --headroom, --peak-to-average, --gpus-per-replica; with
+// --knee-rate, the plan itself (a result beyond range is refused before
+// anything runs).
 func (b *Config) checkPlan() error {
-	if b.KneeRate < 0 {
-		return errors.New("--knee-rate cannot be negative")
-	}
 	if b.DailyRequests == 0 && b.PeakRPS == 0 && b.KneeRate == 0 {
 		return nil
 	}
-	_, err := capacity.NewPlan(1, b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
-	return err
+	if b.KneeRate != 0 {
+		if err := capacity.CheckKnee(b.KneeRate); err != nil {
+			return fmt.Errorf("--knee-rate: %w", err)
+		}
+		_, err := capacity.NewPlan(b.KneeRate, b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
+		return err
+	}
+	return capacity.CheckDemand(b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
 }
