@@ -62,7 +62,7 @@ func (b *capBody) Read(p []byte) (int, error) {
 	if b.left < 0 {
 		return 0, b.err()
 	}
-	if int64(len(p)) > b.left+1 {
+	if b.left < math.MaxInt64 && int64(len(p)) > b.left+1 {
 		p = p[:b.left+1] // one byte past the cap tells over from exactly at it
 	}
 	n, err := b.rc.Read(p)
