@@ -18,8 +18,11 @@ type counted struct {
 }
 
 // targets is how many targets the file_sd content b of f lists; 0 where
-// it does not decode (file_sd reports that itself).
+// it does not decode (file_sd reports that itself) or nothing caps it.
 func (d *cappedFile) targets(f string, b []byte) int {
+	if d.cfg.maxTargets <= 0 {
+		return 0
+	}
 	h := fnv.New64a()
 	_, _ = h.Write(b)
 	sum := h.Sum64()
@@ -31,6 +34,9 @@ func (d *cappedFile) targets(f string, b []byte) int {
 	}
 	n := countTargets(b, filepath.Ext(f))
 	d.mu.Lock()
+	if d.counted == nil {
+		d.counted = map[string]counted{}
+	}
 	d.counted[f] = counted{sum: sum, targets: n}
 	d.mu.Unlock()
 	return n
