@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"strings"
 
+	"github.com/llm-prober/llm-prober/internal/safefile"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/loadtest/summary"
 )
@@ -45,7 +45,8 @@ type fileRequest struct {
 
 // ReadRunFile reads a single run's --output-json file.
 func ReadRunFile(path string) (*RunFile, error) {
-	f, err := os.Open(path)
+	// Streamed: the requests cap bounds memory, a FIFO is refused.
+	f, err := safefile.Open(path, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
@@ -126,12 +127,20 @@ type requestSummary struct {
 }
 
 // readRequests decodes the "requests" array one entry at a time.
+// maxRequests caps the requests a result file may hold (about 60 bytes
+// each once read): ten times what bench's engine keeps in a run. A
+// variable: tests lower it.
+var maxRequests = 10_000_000
+
 func readRequests(dec *json.Decoder) ([]requestSummary, error) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return nil, errors.New("want an array")
 	}
 	var out []requestSummary
 	for dec.More() {
+		if len(out) >= maxRequests {
+			return nil, fmt.Errorf("more than %d requests: bench writes at most that many", maxRequests)
+		}
 		var q fileRequest
 		if err := dec.Decode(&q); err != nil {
 			return nil, err
