@@ -128,6 +128,9 @@ func (a boundedAPI) bounded(ctx context.Context, q string, start, end time.Time,
 	if r.err != nil {
 		return nil, r.w, r.i, r.err
 	}
+	if r.v == nil { // {"status":"success"} without data: no result type at all
+		return nil, r.w, r.i, fmt.Errorf("Prometheus answered no result for %s", q)
+	}
 	if err := CheckAnswer(r.v, q, start, end); err != nil {
 		return nil, r.w, r.i, fmt.Errorf("Prometheus %w", err)
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // hostileSource is a source with small caps on a loopback server.
-func hostileSource(t *testing.T, h http.HandlerFunc, maxBytes int64, timeout time.Duration) *Source {
+func hostileSource(t testing.TB, h http.HandlerFunc, maxBytes int64, timeout time.Duration) *Source {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

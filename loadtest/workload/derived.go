@@ -131,6 +131,11 @@ func LoadDerivedWorkload(path string) (*DerivedWorkload, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseDerivedWorkload(raw, path)
+}
+
+// parseDerivedWorkload decodes and checks a workload file's bytes.
+func parseDerivedWorkload(raw []byte, path string) (*DerivedWorkload, error) {
 	var w DerivedWorkload
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
