@@ -25,7 +25,7 @@ func TestEveryBackendHasAFixture(t *testing.T) {
 		if _, err := os.Stat(filepath.Join("testdata", c.fixture+".golden")); err != nil {
 			t.Errorf("%s: no golden output: %v", c.fixture, err)
 		}
-		fams, _, serr := parse(body)
+		fams, _, _, serr := parse(body)
 		if serr != nil {
 			t.Fatalf("%s: %v", c.fixture, serr.err)
 		}

@@ -67,6 +67,7 @@ func (s *scraper) collect(ch chan<- prometheus.Metric, now time.Time, g *ptGuard
 			d = s.emitData(ch, data, g)
 		}
 		d[dropBadHistogram] = data.badHist
+		d[dropNonFinite] = data.nonFinite
 	}
 	for r, v := range s.countDrops(data, d) {
 		if v > 0 {

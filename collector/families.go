@@ -25,7 +25,7 @@ func ScrapeFamilies(ctx context.Context, client *http.Client, url string, timeou
 	if serr != nil {
 		return nil, serr
 	}
-	fams, _, serr := parse(body)
+	fams, _, _, serr := parse(body)
 	if serr != nil {
 		return nil, serr
 	}

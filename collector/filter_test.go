@@ -136,7 +136,7 @@ func BenchmarkParseHugeExposition(b *testing.B) {
 		if err != nil || over {
 			b.Fatal(err, over)
 		}
-		fams, _, serr := parse(kept)
+		fams, _, _, serr := parse(kept)
 		if serr != nil || len(fams) != 1 {
 			b.Fatal(serr, len(fams))
 		}

@@ -17,10 +17,11 @@ const (
 	dropTypeConflict        // the name, or one it writes, belongs to a family of another type
 	dropDuplicate           // the same name and labels as a series already exported
 	dropBadHistogram        // NaN or infinite values, or counts that fall (validHistogram)
+	dropNonFinite           // a gauge, counter or untyped value of NaN or ±Inf
 	numDropReasons
 )
 
-var dropReasons = [numDropReasons]string{"invalid", "type_conflict", "duplicate", "invalid_histogram"}
+var dropReasons = [numDropReasons]string{"invalid", "type_conflict", "duplicate", "invalid_histogram", "non_finite"}
 
 // drops tallies one target's dropped series by reason.
 type drops [numDropReasons]int

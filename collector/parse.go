@@ -14,20 +14,48 @@ import (
 // text parser keeps duplicate series and duplicate labels as they are;
 // re-exporting those would make our own /metrics fail to gather, so they
 // fail the scrape here. Histograms that no Prometheus client could have
-// written are left out: badHist counts them.
-func parse(body []byte) (fams map[string]*dto.MetricFamily, badHist int, _ *scrapeError) {
+// written are left out: badHist counts them. So are gauges, counters and
+// untyped series whose value is NaN or infinite (nonFinite): re-exported,
+// they would poison every sum and ratio a dashboard takes over them.
+func parse(body []byte) (fams map[string]*dto.MetricFamily, badHist, nonFinite int, _ *scrapeError) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
 	if err != nil {
-		return nil, 0, failf(reasonParse, "%v", err)
+		return nil, 0, 0, failf(reasonParse, "%v", err)
 	}
 	for name, mf := range fams {
 		if serr := checkFamily(name, mf); serr != nil {
-			return nil, 0, serr
+			return nil, 0, 0, serr
 		}
 		badHist += dropBadHistograms(mf)
+		nonFinite += dropNonFiniteSeries(mf)
 	}
-	return fams, badHist, nil
+	return fams, badHist, nonFinite, nil
+}
+
+// dropNonFiniteSeries removes the series of mf whose value is NaN or ±Inf and
+// returns how many.
+func dropNonFiniteSeries(mf *dto.MetricFamily) int {
+	var value func(*dto.Metric) float64
+	switch mf.GetType() {
+	case dto.MetricType_GAUGE:
+		value = func(m *dto.Metric) float64 { return m.GetGauge().GetValue() }
+	case dto.MetricType_COUNTER:
+		value = func(m *dto.Metric) float64 { return m.GetCounter().GetValue() }
+	case dto.MetricType_UNTYPED:
+		value = func(m *dto.Metric) float64 { return m.GetUntyped().GetValue() }
+	default:
+		return 0
+	}
+	kept := mf.Metric[:0]
+	for _, met := range mf.Metric {
+		if finite(value(met)) {
+			kept = append(kept, met)
+		}
+	}
+	n := len(mf.Metric) - len(kept)
+	mf.Metric = kept
+	return n
 }
 
 // dropBadHistograms removes the histograms of mf that validHistogram

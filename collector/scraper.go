@@ -52,6 +52,7 @@ type snapshot struct {
 	pt        []ptFamily
 	ptDropped int
 	badHist   int // histograms dropped by validHistogram
+	nonFinite int // gauges, counters and untyped series of NaN or ±Inf
 }
 
 // scraper fetches one target's exposition on its own ticker.
@@ -204,7 +205,7 @@ func (s *scraper) scrapeOnce(ctx context.Context) {
 // process turns a (filtered) body into a snapshot; the raw families are dropped
 // afterwards so memory is bounded by what we re-export.
 func (s *scraper) process(body []byte) (*snapshot, *scrapeError) {
-	fams, badHist, serr := parse(body)
+	fams, badHist, nonFinite, serr := parse(body)
 	if serr != nil {
 		return nil, serr
 	}
@@ -222,7 +223,7 @@ func (s *scraper) process(body []byte) (*snapshot, *scrapeError) {
 	} else {
 		m = registry[s.spec.backend] // nil for openai: health and passthrough only
 	}
-	snap := &snapshot{backend: backend, badHist: badHist}
+	snap := &snapshot{backend: backend, badHist: badHist, nonFinite: nonFinite}
 	if m != nil {
 		var conflicts int
 		snap.samples, conflicts = normalize(m, fams, s.spec.model)

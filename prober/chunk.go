@@ -62,6 +62,11 @@ func (u *usage) check() error {
 			return fail(ReasonInvalidUsage, fmt.Errorf("usage %s is %d, outside [0, %d]", c.name, c.n, MaxUsageTokens))
 		}
 	}
+	// Hits are part of the prompt: more of them than prompt tokens would
+	// count a prefix-cache hit rate over 100 %.
+	if c := u.cachedTokens(); c > u.PromptTokens {
+		return fail(ReasonInvalidUsage, fmt.Errorf("usage cached_tokens %d exceeds prompt_tokens %d", c, u.PromptTokens))
+	}
 	return nil
 }
 

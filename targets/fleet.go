@@ -40,6 +40,7 @@ type Fleet struct {
 	// log when it changes rather than at every update.
 	limited map[string]int
 	entries map[string]discovery.Configs // the last ApplyConfig's
+	derived map[string]bool              // entries whose gauges Derive set
 }
 
 // Summary is what the last Derive found, for the status page.
@@ -71,7 +72,7 @@ func NewFleet(base log.Logger, reg prometheus.Registerer, s Shard, onChange func
 	// update, and the discovery manager logs every failed read.
 	q := quiet(base)
 	return &Fleet{base: q, logger: logadapter.Stamp(q), reg: reg, shard: s, onChange: onChange, metrics: newMetrics(reg, s),
-		ctx: ctx, cancel: cancel, groups: map[string][]*targetgroup.Group{}, limited: map[string]int{}}
+		ctx: ctx, cancel: cancel, groups: map[string][]*targetgroup.Group{}, limited: map[string]int{}, derived: map[string]bool{}}
 }
 
 // ApplyConfig hands the entries' *_sd_configs to the discovery manager,
@@ -91,7 +92,7 @@ func (f *Fleet) ApplyConfig(cfg *config.Config) error {
 	}
 	sets := map[string]discovery.Configs{}
 	for _, td := range cfg.TargetDiscovery {
-		sets[td.Name] = capFileSD(td.Name, td.SDConfigs, f.metrics.filesTooBig, f.base)
+		sets[td.Name] = capFileSD(td.Name, td.SDConfigs, LabelSetsPerTarget*entryLimit(td), f.metrics.filesTooBig, f.base)
 	}
 	for name := range f.entries { // a removed entry's count goes with it
 		if _, ok := sets[name]; !ok {
@@ -123,11 +124,21 @@ func (f *Fleet) start() error {
 
 // receive keeps the latest groups of every entry; the manager sends them
 // all each time, at most every 5 s under churn (Prometheus's throttle).
+// An update equal to the last (a file_sd refresh re-reads unchanged
+// files) is not applied again: deriving 60,000 targets took seconds and
+// ran every refresh.
 func (f *Fleet) receive(ch <-chan map[string][]*targetgroup.Group) {
+	var last uint64
 	for all := range ch {
+		sum := groupsSum(all)
 		f.mu.Lock()
 		f.groups = all
 		f.mu.Unlock()
+		if sum == last && last != 0 {
+			f.metrics.unchanged.Inc()
+			continue
+		}
+		last = sum
 		if f.onChange != nil {
 			f.onChange()
 		}
@@ -153,8 +164,9 @@ func (f *Fleet) Derive(cfg *config.Config) *config.Config {
 		seen[t.Name] = true
 	}
 	sum := Summary{Shard: f.shard}
-	f.metrics.discovered.Reset()
-	f.metrics.dropped.Reset()
+	// The gauges are set in place, never reset: a scrape during a long
+	// Derive must still see every entry's counts and limits.
+	f.forgetEntries(cfg)
 	for _, td := range cfg.TargetDiscovery {
 		b := Build(td, groups[td.Name])
 		for _, err := range b.Errors {

@@ -14,6 +14,7 @@ type metrics struct {
 	applied      prometheus.Gauge
 	applyTime    prometheus.Gauge
 	filesTooBig  *prometheus.GaugeVec
+	unchanged    prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer, s Shard) *metrics {
@@ -36,8 +37,12 @@ func newMetrics(reg prometheus.Registerer, s Shard) *metrics {
 		}, []string{"discovery", "reason"}),
 		filesTooBig: f.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "llm_prober_discovery_files_too_large",
-			Help: "file_sd files of a target_discovery entry over the size cap (4 MiB): never read past it; the targets of their last good version are kept.",
+			Help: "file_sd files of a target_discovery entry over the size cap (4 MiB) or listing more targets than 5 × its max_targets: never read past the cap; the targets of their last good version are kept.",
 		}, []string{"discovery"}),
+		unchanged: f.NewCounter(prometheus.CounterOpts{
+			Name: "llm_prober_discovery_unchanged_updates_total",
+			Help: "Discovery updates equal to the last one (a file_sd refresh of unchanged files), not applied again.",
+		}),
 		applied: f.NewGauge(prometheus.GaugeOpts{
 			Name: "llm_prober_discovery_last_apply_timestamp_seconds",
 			Help: "When a discovery update was last applied to the running probes.",

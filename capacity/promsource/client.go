@@ -50,11 +50,17 @@ func New(cfg Config) (*Source, error) {
 		return fmt.Errorf("redirect to %s not followed: give the final URL in --prometheus.url", req.URL.Redacted())
 	}
 	client.Timeout = cfg.Timeout
+	maxBytes := cfg.MaxResponseBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxResponseBytes
+	}
+	client.Transport = capTransport{rt: client.Transport, max: maxBytes}
 	ac, err := api.NewClient(api.Config{Address: cfg.URL.String(), Client: client})
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus.url: %w", err)
 	}
-	return &Source{api: v1.NewAPI(ac), cfg: cfg, url: cfg.URL.Redacted(), now: time.Now}, nil
+	return &Source{api: boundedAPI{API: v1.NewAPI(ac), timeout: cfg.Timeout, url: cfg.URL.Redacted()},
+		cfg: cfg, url: cfg.URL.Redacted(), now: time.Now}, nil
 }
 
 // inlineSecret refuses secrets written in the file itself: they are

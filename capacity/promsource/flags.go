@@ -25,6 +25,8 @@ type Flags struct {
 	End            string
 	Timeout        time.Duration
 	RateInterval   model.Duration
+	// MaxResponseBytes caps each answer's body (0: DefaultMaxResponseBytes).
+	MaxResponseBytes int64
 }
 
 // NewFlags returns the flags' defaults: a 7 d window; RateInterval is 0
@@ -42,6 +44,8 @@ type Config struct {
 	End          time.Time // zero: now
 	Timeout      time.Duration
 	RateInterval time.Duration
+	// MaxResponseBytes caps each answer's body (0: DefaultMaxResponseBytes).
+	MaxResponseBytes int64
 }
 
 // Given reports whether --prometheus.url was given.
@@ -64,12 +68,14 @@ func (f *Flags) Config() (*Config, error) {
 		return nil, err
 	}
 	c := &Config{URL: u, HTTPConfigFile: f.HTTPConfigFile, Matchers: m, Window: time.Duration(f.Window),
-		Timeout: f.Timeout, RateInterval: time.Duration(f.RateInterval)}
+		Timeout: f.Timeout, RateInterval: time.Duration(f.RateInterval), MaxResponseBytes: f.MaxResponseBytes}
 	switch {
 	case c.Window <= 0:
 		return nil, fmt.Errorf("--window must be positive")
 	case c.Timeout <= 0:
 		return nil, fmt.Errorf("--prometheus.timeout must be positive")
+	case c.MaxResponseBytes < 0:
+		return nil, fmt.Errorf("--prometheus.max-response-bytes must be positive")
 	case f.RateInterval == 0: // bench: reads no rates
 	case c.RateInterval < time.Second:
 		return nil, fmt.Errorf("--rate-interval must be at least 1s")

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"strings"
 
+	"github.com/llm-prober/llm-prober/internal/safefile"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/loadtest/summary"
 )
@@ -56,7 +56,8 @@ type fileRequest struct {
 
 // ReadRunFile reads a single run's --output-json file.
 func ReadRunFile(path string) (*RunFile, error) {
-	f, err := os.Open(path)
+	// Streamed: the requests cap bounds memory, a FIFO is refused.
+	f, err := safefile.Open(path, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +147,11 @@ type requestSummary struct {
 }
 
 // readRequests decodes the "requests" array one entry at a time.
+// maxRequests caps the requests a result file may hold (about 60 bytes
+// each once read): ten times what bench's engine keeps in a run. A
+// variable: tests lower it.
+var maxRequests = 10_000_000
+
 // Past MaxGaps gaps it keeps none (dropped).
 func readRequests(dec *json.Decoder) (out []requestSummary, dropped bool, err error) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
@@ -153,6 +159,9 @@ func readRequests(dec *json.Decoder) (out []requestSummary, dropped bool, err er
 	}
 	kept := 0
 	for dec.More() {
+		if len(out) >= maxRequests {
+			return nil, false, fmt.Errorf("more than %d requests: bench writes at most that many", maxRequests)
+		}
 		var q fileRequest
 		if err := dec.Decode(&q); err != nil {
 			return nil, false, err

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 
+	"github.com/llm-prober/llm-prober/internal/safefile"
 	"github.com/llm-prober/llm-prober/prompt"
 )
 
@@ -112,14 +114,14 @@ type shareGPTEntry struct {
 
 // readShareGPT reads a ShareGPT file's conversations, shuffled by seed.
 func readShareGPT(path string, seed int64) ([]shareGPTEntry, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var entries []shareGPTEntry
-	if err := json.NewDecoder(f).Decode(&entries); err != nil {
-		return nil, fmt.Errorf("%s: not a ShareGPT JSON array: %w", path, err)
+	entries, err := decodeShareGPT(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x73686172))
 	rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
@@ -130,7 +132,7 @@ func readShareGPT(path string, seed int64) ([]shareGPTEntry, error) {
 // output length as "output_tokens" (or "output_len", "max_tokens")}. An
 // entry's prompt length is counted like a ShareGPT one.
 func LoadJSONL(ctx context.Context, path string, o DatasetOptions) (*Dataset, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
@@ -140,12 +142,15 @@ func LoadJSONL(ctx context.Context, path string, o DatasetOptions) (*Dataset, er
 
 func readJSONL(ctx context.Context, r io.Reader, name string, o DatasetOptions) (*Dataset, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	sc.Buffer(make([]byte, 0, min(64<<10, maxDatasetElement)), maxDatasetElement)
 	var items []Item
-	line := 0
+	line, kept := 0, 0
 	c := counter{o.Tok, o.Sizing}
 	for sc.Scan() {
 		line++
+		if len(items) >= maxDatasetEntries {
+			return nil, fmt.Errorf("%s:%d: more than %d prompts: a dataset may hold at most that many", name, line, maxDatasetEntries)
+		}
 		text := strings.TrimSpace(sc.Text())
 		if text == "" {
 			continue
@@ -169,9 +174,15 @@ func readJSONL(ctx context.Context, r io.Reader, name string, o DatasetOptions) 
 		if out <= 0 {
 			return nil, fmt.Errorf("%s:%d: no output length (\"output_tokens\") and no --output-tokens", name, line)
 		}
+		if kept += len(e.Prompt); kept > maxDatasetText {
+			return nil, fmt.Errorf("%s:%d: more than %d MiB of prompts: a dataset may hold at most that much", name, line, maxDatasetText>>20)
+		}
 		items = append(items, Item{Prompt: e.Prompt, OutputTokens: out})
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: a line longer than %d bytes", name, line+1, maxDatasetElement)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(items) == 0 {

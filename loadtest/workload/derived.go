@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/safefile"
 )
 
 // DerivedWorkload is a workload synthesised from a server's own series
@@ -45,6 +47,28 @@ type WorkloadOrigin struct {
 	HistorySec float64   `json:"history_seconds"`
 	// File is set when the workload was read from --workload-file.
 	File string `json:"file,omitempty"`
+}
+
+// MinRate and MaxRate bound a rate read from a file or a flag: below one
+// request in 11.6 days the gaps overflow a run's clock (5e-324 waited
+// for ever); above a million a second is no server's.
+const (
+	MinRate = 1e-6
+	MaxRate = 1e6
+)
+
+// jsonLine is the line of a decoding error's offset (1 when unknown).
+func jsonLine(raw []byte, err error) int {
+	var off int64
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	return 1 + bytes.Count(raw[:min(max(off, 0), int64(len(raw)))], []byte("\n"))
 }
 
 // WorkloadFileVersion is the version DerivedWorkload files carry.
@@ -103,23 +127,20 @@ func (w *DerivedWorkload) Save(path string) error {
 // LoadDerivedWorkload reads and checks a --save-workload file; errors
 // name the file and the field.
 func LoadDerivedWorkload(path string) (*DerivedWorkload, error) {
-	f, err := os.Open(path)
+	raw, err := safefile.ReadFile(path, maxWorkloadFile)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, maxWorkloadFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(raw) > maxWorkloadFile {
-		return nil, fmt.Errorf("%s: larger than %d MiB: not a workload file", path, maxWorkloadFile>>20)
-	}
+	return parseDerivedWorkload(raw, path)
+}
+
+// parseDerivedWorkload decodes and checks a workload file's bytes.
+func parseDerivedWorkload(raw []byte, path string) (*DerivedWorkload, error) {
 	var w DerivedWorkload
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
-		return nil, fmt.Errorf("%s: not a workload file: %w", path, err)
+		return nil, fmt.Errorf("%s:%d: not a workload file: %w", path, jsonLine(raw, err), err)
 	}
 	if err := w.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -132,10 +153,10 @@ func (w *DerivedWorkload) Check() error {
 	switch {
 	case w.Version != WorkloadFileVersion:
 		return fmt.Errorf("version %d: this build reads version %d", w.Version, WorkloadFileVersion)
-	case !finite(w.RequestRate) || w.RequestRate < 0:
-		return fmt.Errorf("request_rate %g is not a rate ≥ 0", w.RequestRate)
-	case !finite(w.Burstiness.Shape) || w.Burstiness.Shape < 0:
-		return fmt.Errorf("burstiness.shape %g is not ≥ 0 (0: no fit)", w.Burstiness.Shape)
+	case w.RequestRate != 0 && !(w.RequestRate >= MinRate && w.RequestRate <= MaxRate):
+		return fmt.Errorf("request_rate %g is not 0 (none derived) or a rate in [%g, %g] req/s", w.RequestRate, MinRate, MaxRate)
+	case w.Burstiness.Shape != 0 && !(w.Burstiness.Shape >= MinShape && w.Burstiness.Shape <= MaxShape):
+		return fmt.Errorf("burstiness.shape %g is not 0 (no fit) or in [%g, %g]", w.Burstiness.Shape, MinShape, MaxShape)
 	case w.PrefixTokens < 0 || w.PrefixTokens > maxLength:
 		return fmt.Errorf("prefix_tokens %d is out of range", w.PrefixTokens)
 	case w.PrefixCacheHitRate != nil && !(*w.PrefixCacheHitRate >= 0 && *w.PrefixCacheHitRate <= 1):

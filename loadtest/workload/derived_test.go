@@ -98,7 +98,7 @@ func TestLoadDerivedWorkloadBad(t *testing.T) {
 		{bad(func(w *DerivedWorkload) { w.Input.Buckets[0].Hi = 1 }), "input_tokens: bucket 0: lo 900, hi 1"},
 		{bad(func(w *DerivedWorkload) { w.Output.Buckets = nil }), "output_tokens: no buckets"},
 		{bad(func(w *DerivedWorkload) { w.PrefixTokens = -5 }), "prefix_tokens -5"},
-		{strings.Repeat(" ", maxWorkloadFile+1), "larger than 16 MiB"},
+		{strings.Repeat(" ", maxWorkloadFile+1), "over the size cap"},
 	} {
 		p := filepath.Join(dir, "bad.json")
 		if err := os.WriteFile(p, []byte(c.body), 0o600); err != nil {

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -101,6 +102,13 @@ func DeriveWorkload(ctx context.Context, q PromQuerier, o DeriveOptions) (*Deriv
 	}
 	if seen > 0 {
 		w.RequestRate = total / (float64(seen) * step.Seconds())
+		if w.RequestRate > MaxRate {
+			return nil, fmt.Errorf("%s (%s): a mean rate of %g req/s is beyond any server (at most %g)", promFinished, where, w.RequestRate, MaxRate)
+		}
+		if w.RequestRate < MinRate {
+			w.Notes = append(w.Notes, fmt.Sprintf("a mean rate of %g req/s is below %g: no mean rate", w.RequestRate, MinRate))
+			w.RequestRate = 0
+		}
 	} else {
 		w.Notes = append(w.Notes, "no "+promFinished+" samples: no mean rate")
 	}
@@ -188,6 +196,9 @@ func queryLengths(ctx context.Context, q PromQuerier, name, sel string, o Derive
 		series = append(series, *byTarget[t])
 	}
 	d, err := NewLengthDist(series)
+	if err != nil && !errors.Is(err, errNoRequests) {
+		return nil, nil, err
+	}
 	if err != nil || d.Requests < MinRequests {
 		n := 0.0
 		if d != nil {
@@ -304,7 +315,9 @@ func queryCounts(ctx context.Context, q PromQuerier, sel string, o DeriveOptions
 func scrapeBlock(ctx context.Context, q PromQuerier, sel string, o DeriveOptions, step, span time.Duration) (int, error) {
 	rng := "[" + model.Duration(o.Window).String() + "]"
 	v, err := queryVector(ctx, q, "max(count_over_time("+promFinished+sel+rng+"))", o)
-	if err != nil || len(v) == 0 || v[0].Value < 2 || span <= 0 {
+	// NaN or ±Inf (a broken answer) would make the loop below run from
+	// int(NaN) for ever: no block then.
+	if err != nil || len(v) == 0 || !(v[0].Value >= 2) || !finite(float64(v[0].Value)) || span <= 0 {
 		return 1, err
 	}
 	r := float64(span) / float64(v[0].Value-1) / float64(step)

@@ -2,11 +2,13 @@ package workload
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 )
 
 // HistSeries is one classic histogram's increase over a window: the
@@ -84,6 +86,10 @@ func NewLengthDist(series []HistSeries) (*LengthDist, error) {
 			bs[last].Hi = overflowHi(bs[last], s.Sum, mids)
 		}
 		for _, b := range bs {
+			if b.Requests > 0 && (b.Lo >= maxLength || (!b.Open && b.Hi > maxLength)) {
+				return nil, fmt.Errorf("%w: %g requests in the bucket (%g, %s]: bench sends at most %d tokens",
+					errLengthRange, b.Requests, b.Lo, leOf(b), maxLength)
+			}
 			if b.Requests > 0 {
 				d.Buckets = append(d.Buckets, b)
 				d.Requests += b.Requests
@@ -92,7 +98,7 @@ func NewLengthDist(series []HistSeries) (*LengthDist, error) {
 		}
 	}
 	if d.Requests <= 0 {
-		return nil, fmt.Errorf("no requests in the histogram")
+		return nil, errNoRequests
 	}
 	d.merge()
 	d.Mean = midSum / d.Requests
@@ -101,6 +107,21 @@ func NewLengthDist(series []HistSeries) (*LengthDist, error) {
 		d.fitTilt(d.Mean)
 	}
 	return d, nil
+}
+
+// errNoRequests: every bucket empty. errLengthRange: requests longer
+// than bench can send (a bound like 1e12 would size a prompt of that
+// many tokens: makeslice panicked).
+var (
+	errNoRequests  = errors.New("no requests in the histogram")
+	errLengthRange = errors.New("lengths out of range")
+)
+
+func leOf(b LengthBucket) string {
+	if b.Open {
+		return "+Inf"
+	}
+	return strconv.FormatFloat(b.Hi, 'g', -1, 64)
 }
 
 // bucketsOf turns one series' cumulative counts into ranges, sorted.

@@ -9,12 +9,13 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/safefile"
 )
 
 // Trace limits: a line, a request's lengths. A recorded trace is data
@@ -25,6 +26,22 @@ const (
 	maxTraceTokens = 1 << 22
 	// DefaultTraceBlockSize is Mooncake's: each hash id is 512 tokens.
 	DefaultTraceBlockSize = 512
+	// MaxReplay is the longest a replay may last (timestamps times the
+	// scale): beyond it a timestamp is a corrupt one, and past 292 years
+	// the offset overflowed into a negative wait.
+	MaxReplay = 366 * 24 * time.Hour
+	// MinTraceScale and MaxTraceScale bound --trace-time-scale.
+	MinTraceScale = 1e-6
+	MaxTraceScale = 1e6
+)
+
+// Element caps of a trace: BurstGPT's largest file has 1.4 million rows
+// and Mooncake's 23,608 requests with 330,000 hash ids; at 24 bytes an
+// entry and 8 a hash id these hold a trace in under 100 MiB. Variables:
+// tests lower them.
+var (
+	maxTraceRequests = 4_000_000
+	maxTraceHashIDs  = 8_000_000
 )
 
 // Trace replays a recorded workload: each request sent at its
@@ -68,7 +85,8 @@ type TraceOptions struct {
 // BurstGPT-style CSV (Timestamp in s, Request tokens, Response tokens; a
 // .csv file or one whose header starts with Timestamp).
 func LoadTrace(path string, o TraceOptions) (*Trace, error) {
-	f, err := os.Open(path)
+	// Streamed line by line: the element caps bound memory, not bytes.
+	f, err := safefile.Open(path, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
@@ -84,8 +102,8 @@ func readTrace(r io.Reader, name string, o TraceOptions) (*Trace, error) {
 		o.BlockSize = DefaultTraceBlockSize
 	}
 	switch {
-	case !(o.Scale > 0) || math.IsInf(o.Scale, 0):
-		return nil, fmt.Errorf("--trace-time-scale %g must be a positive number (0.5: twice as fast)", o.Scale)
+	case !(o.Scale >= MinTraceScale && o.Scale <= MaxTraceScale):
+		return nil, fmt.Errorf("--trace-time-scale %g must be in [%g, %g] (0.5: twice as fast)", o.Scale, MinTraceScale, MaxTraceScale)
 	case o.BlockSize < 1 || o.BlockSize > maxTraceTokens:
 		return nil, fmt.Errorf("--trace-block-size %d must be in [1, %d]", o.BlockSize, maxTraceTokens)
 	}
@@ -98,6 +116,9 @@ func readTrace(r io.Reader, name string, o TraceOptions) (*Trace, error) {
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark (spreadsheets write one)
+		}
 		if text == "" {
 			continue
 		}
@@ -129,12 +150,21 @@ func readTrace(r io.Reader, name string, o TraceOptions) (*Trace, error) {
 			return nil, fmt.Errorf("%s:%d: input length %d and output length %d must be in [1, %d] tokens", name, line, in, out, maxTraceTokens)
 		case len(ids) > maxTraceTokens:
 			return nil, fmt.Errorf("%s:%d: %d hash ids", name, line, len(ids))
+		case len(t.entries) >= maxTraceRequests:
+			return nil, fmt.Errorf("%s:%d: more than %d requests: a trace may hold at most that many; cut it", name, line, maxTraceRequests)
+		case len(t.ids)+len(ids) > maxTraceHashIDs:
+			return nil, fmt.Errorf("%s:%d: more than %d hash ids in all: a trace may hold at most that many; cut it", name, line, maxTraceHashIDs)
 		}
 		if len(t.entries) == 0 {
 			first = ms
 		}
 		prev = ms
-		at := time.Duration((ms - first) * o.Scale * float64(time.Millisecond))
+		off := (ms - first) * o.Scale * float64(time.Millisecond)
+		if !(off <= float64(MaxReplay)) {
+			return nil, fmt.Errorf("%s:%d: timestamp %g is %.4g s after the first request's %g (× --trace-time-scale %g): a replay may last at most %s",
+				name, line, ms, off/1e9, first, o.Scale, MaxReplay)
+		}
+		at := time.Duration(off)
 		t.entries = append(t.entries, traceEntry{at: at, in: int32(in), out: int32(out),
 			id0: int32(len(t.ids)), nid: int32(len(ids)), line: int32(min(line, math.MaxInt32))})
 		t.ids = append(t.ids, ids...)

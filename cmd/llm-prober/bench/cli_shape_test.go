@@ -91,7 +91,10 @@ func TestBenchCLIShapeFlagsRefused(t *testing.T) {
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "20", "--ramp-up-end-rps", "10"}, "a ramp goes up"},
 		{append(append([]string{}, ramp...), tr...), "no --ramp-up-strategy with --dataset-name trace"},
 		{[]string{"--trace-time-scale", "2"}, "need --dataset-name trace"},
-		{append([]string{"--trace-time-scale", "0"}, tr...), "--trace-time-scale 0 must be a positive"},
+		{append([]string{"--trace-time-scale", "0"}, tr...), "--trace-time-scale 0 must be in [1e-06, 1e+06]"},
+		{append([]string{"--trace-time-scale", "1e300"}, tr...), "--trace-time-scale 1e+300 must be in [1e-06, 1e+06]"},
+		{append([]string{"--trace-time-scale", "5e-324"}, tr...), "--trace-time-scale 5e-324 must be in"},
+		{[]string{"--request-rate", "5e-324"}, "--request-rate: rate \"5e-324\" is below 1e-06 req/s"},
 		{append([]string{"--trace-block-size", "0"}, tr...), "--trace-block-size 0"},
 		{[]string{"--dataset-name", "trace"}, "needs --dataset-path"},
 	} {

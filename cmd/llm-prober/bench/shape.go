@@ -70,8 +70,8 @@ func (env *benchEnv) checkShape() error {
 		return fmt.Errorf("%s counts by request: use --num-prompts and a --warmup count, not a duration", name)
 	case b.Sweep || b.Rates != "":
 		return fmt.Errorf("%s is one run whose rate changes: no --sweep or --rates", name)
-	case trace && (!(s.TraceScale > 0) || math.IsInf(s.TraceScale, 0)):
-		return fmt.Errorf("--trace-time-scale %g must be a positive number (0.5: twice as fast)", s.TraceScale)
+	case trace && !(s.TraceScale >= workload.MinTraceScale && s.TraceScale <= workload.MaxTraceScale):
+		return fmt.Errorf("--trace-time-scale %g must be in [%g, %g] (0.5: twice as fast)", s.TraceScale, workload.MinTraceScale, workload.MaxTraceScale)
 	case trace && s.TraceBlock < 1:
 		return fmt.Errorf("--trace-block-size %d must be at least 1", s.TraceBlock)
 	}

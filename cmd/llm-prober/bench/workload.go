@@ -163,6 +163,9 @@ func parseRate(s string) (float64, error) {
 	if err != nil || v <= 0 || math.IsNaN(v) {
 		return 0, fmt.Errorf("rate %q is not a positive number or inf", s)
 	}
+	if v < workload.MinRate { // the gaps would overflow the run's clock
+		return 0, fmt.Errorf("rate %q is below %g req/s", s, workload.MinRate)
+	}
 	return v, nil
 }
 

@@ -1,0 +1,127 @@
+// Package safefile opens the files a flag or a config field names with
+// the checks every such file needs: a regular file (a FIFO or /dev/zero
+// would block or never end), no larger than a cap, read through a reader
+// that fails past the cap should the file grow while read.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"syscall"
+)
+
+// ErrTooLarge marks a file over its cap.
+var ErrTooLarge = errors.New("over the size cap")
+
+// File is an open regular file whose reads stop at the cap.
+type File struct {
+	f    *os.File
+	r    io.Reader
+	Size int64
+}
+
+// Open opens path for reading if it is a regular file of at most max
+// bytes. The file is opened non-blocking and checked again through its
+// descriptor: a FIFO swapped in after the first check cannot block.
+func Open(path string, max int64) (*File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, clean(err)
+	}
+	if err := regular(path, st, max); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, clean(err)
+	}
+	if st, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, clean(err)
+	}
+	if err := regular(path, st, max); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &File{f: f, r: &capReader{r: f, left: max, path: path, max: max}, Size: st.Size()}, nil
+}
+
+func regular(path string, st fs.FileInfo, max int64) error {
+	switch {
+	case st.IsDir():
+		return fmt.Errorf("%s is a directory", path)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
+	case st.Size() > max:
+		return fmt.Errorf("%s: %w: %d bytes, at most %d are read", path, ErrTooLarge, st.Size(), max)
+	}
+	return nil
+}
+
+func (f *File) Read(p []byte) (int, error) { return f.r.Read(p) }
+
+// Close closes the file.
+func (f *File) Close() error { return f.f.Close() }
+
+// ReadFile reads a whole regular file of at most max bytes.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := Open(path, max)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, 0, f.Size+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+// capReader fails past max bytes: a file that grows while read.
+type capReader struct {
+	r         io.Reader
+	left, max int64
+	path      string
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, c.err()
+	}
+	if c.left < math.MaxInt64 && int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	if int64(n) > c.left {
+		n, c.left = int(c.left), -1
+		return n, c.err()
+	}
+	c.left -= int64(n)
+	return n, err
+}
+
+func (c *capReader) err() error {
+	return fmt.Errorf("%s: %w: it grew past %d bytes while read", c.path, ErrTooLarge, c.max)
+}
+
+// clean drops the system call's name ("stat", "open") from err.
+func clean(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("cannot read %s: %v", pe.Path, pe.Err)
+	}
+	return err
+}

@@ -1,0 +1,88 @@
+package workload
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// FuzzTrace: any bytes as a Mooncake or BurstGPT trace never panic, and a
+// trace that loads has every request in time order within MaxReplay and
+// its lengths in range.
+func FuzzTrace(f *testing.F) {
+	for _, s := range []string{
+		`{"timestamp": 0, "input_length": 40, "output_length": 3, "hash_ids": [7, 8, 9]}` + "\n" + `{"timestamp": 5, "input_length": 40, "output_length": 3}`,
+		"Timestamp,Model,Request tokens,Response tokens\n5,ChatGPT,472,18\n6.5,GPT-4,300,40\n",
+		"\ufeffTimestamp,Model,Request tokens,Response tokens\r\n1,a,2,3\r\n",
+		`{"timestamp": 0, "input_length": 4, "output_length": 2}` + "\n" + `{"timestamp": 1e300, "input_length": 4, "output_length": 2}`,
+		`{"timestamp": -1e308, "input_length": 4, "output_length": 2}`,
+	} {
+		f.Add([]byte(s), false, 1.0)
+		f.Add([]byte(s), true, 1e-3)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, csv bool, scale float64) {
+		name := "f.jsonl"
+		if csv {
+			name = "f.csv"
+		}
+		tr, err := readTrace(bytes.NewReader(b), name, TraceOptions{Scale: scale, BlockSize: 16})
+		if err != nil {
+			return
+		}
+		var prev time.Duration
+		for i := range tr.Len() {
+			at := tr.At(i)
+			if at < prev || at < 0 || at > MaxReplay {
+				t.Fatalf("request %d at %v after %v (max %v)", i, at, prev, MaxReplay)
+			}
+			prev = at
+			if e := tr.entries[i]; e.in < 1 || e.out < 1 || e.in > maxTraceTokens || e.out > maxTraceTokens {
+				t.Fatalf("request %d: lengths %d, %d", i, e.in, e.out)
+			}
+		}
+		if tr.Len() > 0 {
+			_ = tr.Item(0) // builds within the caps
+		}
+	})
+}
+
+// FuzzWorkloadFile: any bytes as a --workload-file never panic, and a
+// file that loads holds rates, shapes and lengths bench can send.
+func FuzzWorkloadFile(f *testing.F) {
+	p := filepath.Join(f.TempDir(), "w.json")
+	if err := testDerived().Save(p); err != nil {
+		f.Fatal(err)
+	}
+	good, err := os.ReadFile(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(bytes.Replace(good, []byte(`"request_rate": 2.5`), []byte(`"request_rate": 5e-324`), 1))
+	f.Add(bytes.Replace(good, []byte(`"hi": `), []byte(`"hi": 1e300, "x": `), 1))
+	f.Add([]byte(`{"version": 1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		w, err := parseDerivedWorkload(b, "w.json")
+		if err != nil {
+			return
+		}
+		if w.RequestRate != 0 && !(w.RequestRate >= MinRate && w.RequestRate <= MaxRate) {
+			t.Fatalf("rate %g loaded", w.RequestRate)
+		}
+		if s := w.Burstiness.Shape; s != 0 && !(s >= MinShape && s <= MaxShape) {
+			t.Fatalf("shape %g loaded", s)
+		}
+		for _, d := range []*LengthDist{&w.Input, &w.Output} {
+			if m := d.Max(); !(m > 0 && m <= maxLength) || math.IsNaN(d.Mean) {
+				t.Fatalf("lengths up to %g, mean %g loaded", m, d.Mean)
+			}
+		}
+		s := NewSyntheticFrom(w, w.PrefixTokens, 1, nil)
+		if n := s.MaxPromptTokens(); n < 1 || n > maxLength+1 {
+			t.Fatalf("prompts up to %d tokens", n)
+		}
+	})
+}
