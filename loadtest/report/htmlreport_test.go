@@ -230,7 +230,7 @@ func TestHTMLReportSweep(t *testing.T) {
 	if counts["script"] != 0 || counts["svg"] != 15 {
 		t.Errorf("%d scripts, %d charts (want 0, 2 curves + 13)", counts["script"], counts["svg"])
 	}
-	for _, want := range []string{"Knee: 24.00 req/s achieved", "interval of the knee's offered rate", "tok/s (24.00 req/s)", "Capacity plan",
+	for _, want := range []string{"Knee: 24.00 req/s achieved", "Knee rate 95% interval: ", "tok/s (24.00 req/s)", "Capacity plan",
 		"GPUs = replicas × GPUs per replica", "7.00 req/s offered (knee)", "63.0–84.0", "p99 95% CI", "knee: 7.00 req/s offered", hostile} {
 		if !strings.Contains(text, want) {
 			t.Errorf("sweep page lacks %q", want)
