@@ -187,11 +187,11 @@ func (s *jsonScanner) skip(c byte) error {
 		_, err := s.number(c, false)
 		return err
 	case c == 't':
-		return s.literal("rue")
+		return s.literal("true"[1:])
 	case c == 'f':
-		return s.literal("alse")
+		return s.literal("false"[1:])
 	case c == 'n':
-		return s.literal("ull")
+		return s.literal("null"[1:])
 	case c == '[':
 		return s.array(func(_ int, c byte) error { return s.skip(c) })
 	case c == '{':

@@ -129,10 +129,10 @@ func (a boundedAPI) bounded(ctx context.Context, q string, start, end time.Time,
 		return nil, r.w, r.i, r.err
 	}
 	if r.v == nil { // {"status":"success"} without data: no result type at all
-		return nil, r.w, r.i, fmt.Errorf("Prometheus answered no result for %s", q)
+		return nil, r.w, r.i, fmt.Errorf("the Prometheus server answered no result for %s", q)
 	}
 	if err := CheckAnswer(r.v, q, start, end); err != nil {
-		return nil, r.w, r.i, fmt.Errorf("Prometheus %w", err)
+		return nil, r.w, r.i, fmt.Errorf("the Prometheus server %w", err)
 	}
 	return r.v, r.w, r.i, nil
 }

@@ -24,15 +24,15 @@ type File struct {
 	Size int64
 }
 
-// Open opens path for reading if it is a regular file of at most max
+// Open opens path for reading if it is a regular file of at most limit
 // bytes. The file is opened non-blocking and checked again through its
 // descriptor: a FIFO swapped in after the first check cannot block.
-func Open(path string, max int64) (*File, error) {
+func Open(path string, limit int64) (*File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, clean(err)
 	}
-	if err := regular(path, st, max); err != nil {
+	if err := regular(path, st, limit); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -43,21 +43,21 @@ func Open(path string, max int64) (*File, error) {
 		f.Close()
 		return nil, clean(err)
 	}
-	if err := regular(path, st, max); err != nil {
+	if err := regular(path, st, limit); err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &File{f: f, r: &capReader{r: f, left: max, path: path, max: max}, Size: st.Size()}, nil
+	return &File{f: f, r: &capReader{r: f, left: limit, path: path, limit: limit}, Size: st.Size()}, nil
 }
 
-func regular(path string, st fs.FileInfo, max int64) error {
+func regular(path string, st fs.FileInfo, limit int64) error {
 	switch {
 	case st.IsDir():
 		return fmt.Errorf("%s is a directory", path)
 	case !st.Mode().IsRegular():
 		return fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
-	case st.Size() > max:
-		return fmt.Errorf("%s: %w: %d bytes, at most %d are read", path, ErrTooLarge, st.Size(), max)
+	case st.Size() > limit:
+		return fmt.Errorf("%s: %w: %d bytes, at most %d are read", path, ErrTooLarge, st.Size(), limit)
 	}
 	return nil
 }
@@ -67,9 +67,9 @@ func (f *File) Read(p []byte) (int, error) { return f.r.Read(p) }
 // Close closes the file.
 func (f *File) Close() error { return f.f.Close() }
 
-// ReadFile reads a whole regular file of at most max bytes.
-func ReadFile(path string, max int64) ([]byte, error) {
-	f, err := Open(path, max)
+// ReadFile reads a whole regular file of at most limit bytes.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := Open(path, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -90,10 +90,10 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	}
 }
 
-// capReader fails past max bytes: a file that grows while read.
+// capReader fails past limit bytes: a file that grows while read.
 type capReader struct {
 	r         io.Reader
-	left, max int64
+	left, limit int64
 	path      string
 }
 
@@ -114,7 +114,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 }
 
 func (c *capReader) err() error {
-	return fmt.Errorf("%s: %w: it grew past %d bytes while read", c.path, ErrTooLarge, c.max)
+	return fmt.Errorf("%s: %w: it grew past %d bytes while read", c.path, ErrTooLarge, c.limit)
 }
 
 // clean drops the system call's name ("stat", "open") from err.

@@ -39,7 +39,7 @@ func TestOpenRefusesWhatIsNoRegularFile(t *testing.T) {
 
 // A file that grows past the cap after the check fails at the cap.
 func TestCapReaderStopsAtCap(t *testing.T) {
-	c := &capReader{r: strings.NewReader(strings.Repeat("x", 50)), left: 10, max: 10, path: "f"}
+	c := &capReader{r: strings.NewReader(strings.Repeat("x", 50)), left: 10, limit: 10, path: "f"}
 	var got int
 	buf := make([]byte, 4)
 	var err error
