@@ -92,9 +92,9 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 
 // capReader fails past limit bytes: a file that grows while read.
 type capReader struct {
-	r         io.Reader
+	r           io.Reader
 	left, limit int64
-	path      string
+	path        string
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
