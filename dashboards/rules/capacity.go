@@ -13,6 +13,16 @@ const (
 	trendHistory = "30m"
 )
 
+// trendSignificant keeps a slope only where the fitted line explains at
+// least 3/4 of the served rate's variance over trendWindow (R² ≥ 0.75):
+// its rise over the hour, deriv × 3600, is at least 3 standard deviations
+// of the rate (a line rising R over T has a standard deviation of R/√12).
+// Flat traffic's noise tilts the fit up half the time (issue 33: 37 of 88
+// evaluations gave 2.9 days to 5.1 years); its R² stays near 1/n.
+const trendSignificant = `deriv(llm_prober_capacity_served_requests_per_second{SEL}[` + trendWindow + `]) * 3600
+  > on (<TS>)
+  3 * stddev_over_time(llm_prober_capacity_served_requests_per_second{SEL}[` + trendWindow + `])`
+
 func capacityRecordingGroup(c Config) Group {
 	return Group{
 		Comment: "Capacity against the knee measured by llm-prober bench (capacity: in the\n" +
@@ -22,8 +32,9 @@ func capacityRecordingGroup(c Config) Group {
 		Rules: []Rule{{
 			Comment: "Seconds until the served request rate reaches the knee at its trend over\n" +
 				"the last " + trendWindow + " (linear regression). 0 at or past the knee. None while the\n" +
-				"rate is flat or falling (it never reaches the knee: no negative or infinite\n" +
-				"time), and none for series younger than " + trendHistory + ".",
+				"rate is falling, or flat with noise: the fitted rise over the hour must be at\n" +
+				"least 3 standard deviations of the rate (R² ≥ 0.75), or noise passes for a\n" +
+				"trend of days to years. None for series younger than " + trendHistory + ".",
 			Record: "target_model:llm_prober_capacity_time_to_knee:seconds",
 			Expr: c.expand(`
 clamp_min(
@@ -34,6 +45,10 @@ clamp_min(
   )
   / on (<TS>)
   (deriv(llm_prober_capacity_served_requests_per_second{SEL}[` + trendWindow + `]) > 0)
+  and on (<TS>)
+  (
+  ` + indent(trendSignificant) + `
+  )
   and on (<TS>)
   llm_prober_capacity_served_requests_per_second{SEL} offset ` + trendHistory + `
   or on (<TS>)
