@@ -195,6 +195,7 @@ func (p *panelIDs) ts(title, desc, unit string, w, h uint32, o tsOpts, qs ...q) 
 		Description(desc).
 		Datasource(dsRef()).
 		Unit(unit).
+		NoValue(noDataDefault).
 		Span(w).Height(h).
 		FillOpacity(10).
 		ShowPoints(common.VisibilityModeNever).
@@ -234,6 +235,7 @@ func (p *panelIDs) stat(title, desc, unit string, w, h uint32, textMode common.B
 		Description(desc).
 		Datasource(dsRef()).
 		Unit(unit).
+		NoValue(noDataDefault).
 		Span(w).Height(h).
 		TextMode(textMode).
 		ColorMode(common.BigValueColorModeBackground).
@@ -258,6 +260,7 @@ func (p *panelIDs) table(title, desc, unit string, w, h uint32, qs ...q) *table.
 		Description(desc).
 		Datasource(dsRef()).
 		Unit(unit).
+		NoValue(noDataDefault).
 		Span(w).Height(h).
 		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})).
 		WithTransformation(dashboard.DataTransformerConfig{

@@ -26,5 +26,6 @@ func headroom(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 		WithPanel(p.table("Knee origin",
 			"Where each target's knee comes from (source: config for a number, file for a bench --sweep --output-json result) and the workload the sweep measured it with (llm_prober_capacity_knee_info). A knee holds only for its workload: re-measure when prompt or output lengths, prefix-cache hits or arrival burstiness change.",
 			"none", 24, 5,
-			q{expr: e(`max by (target, model, source, workload) (llm_prober_capacity_knee_info{SEL})`), instant: true, table: true}))
+			q{expr: e(`max by (target, model, source, workload) (llm_prober_capacity_knee_info{SEL})`), instant: true, table: true}).
+			NoValue("No target with a capacity: block (a knee from capacity.knee or a bench --sweep --output-json file) among the selected ones"))
 }
