@@ -27,7 +27,7 @@ var replicaColumns = []struct {
 func targetLink() []dashboard.DynamicConfigValue {
 	return []dashboard.DynamicConfigValue{{Id: "links", Value: []map[string]any{{
 		"title": "Target drill-down: ${__value.raw}",
-		"url":   "/d/llm-prober-target/llm-prober-target-drill-down?${__url_time_range}&${datasource:queryparam}&${job:queryparam}&${instance:queryparam}&var-target=${__value.raw}",
+		"url":   "/d/llm-prober-target/llm-prober-target-drill-down?${__url_time_range}&${datasource:queryparam}&${cluster:queryparam}&${job:queryparam}&${location:queryparam}&${instance:queryparam}&${model:queryparam}&var-target=${__value.raw}",
 	}}}}
 }
 

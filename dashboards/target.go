@@ -97,7 +97,7 @@ or on (location, target, model, module)
 			NoValue(noPromptTokens)).
 		WithPanel(p.ts("Prefill throughput (p50)",
 			"Median prefill speed of cold probes with a set prompt length: uncached prompt tokens divided by TTFT. It falls as prompts grow when attention dominates, and with contention on a busy server.",
-			"tokens/s", 12, 8, tsOpts{min: zero},
+			"suffix: tok/s", 12, 8, tsOpts{min: zero},
 			quantiles("llm_prober_prefill_tokens_per_second", "target, model, module", false)[0]).
 			NoValue(noPromptTokens))
 	return latencyHeatmaps(b, p).

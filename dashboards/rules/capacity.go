@@ -85,9 +85,12 @@ and on (<TS>)
 		Labels: map[string]string{"severity": "warning"},
 		Annotations: map[string]string{
 			"summary": "An inference server has been serving close to its measured knee for 30 minutes.",
-			"description": "{{ $labels.target }} (model {{ $labels.model }}) had at most {{ $value | humanizePercentage }} " +
-				"of its knee free for 30 minutes, under its capacity.min_headroom_ratio. The knee holds for the workload " +
-				"it was measured with (llm_prober_capacity_knee_info): add replicas, or re-measure if the workload changed.",
+			"description": "{{ $labels.target }} (model {{ $labels.model }}) has had less of its knee free than its " +
+				"capacity.min_headroom_ratio at every sample for 30 minutes (the highest headroom of 10 minutes under it for 20 minutes); " +
+				"at most {{ $value | humanizePercentage }} free over the last 10 minutes." +
+				c.queried(`max(llm_prober_capacity_served_requests_per_second{M})`, ` Served now: {{ $v | humanize }} req/s.`, "job", "instance", "target", "model") +
+				c.queried(`max(llm_prober_capacity_knee_requests_per_second{M})`, ` Knee: {{ $v | humanize }} req/s.`, "job", "instance", "target", "model") +
+				" The knee holds for the workload it was measured with (llm_prober_capacity_knee_info): add replicas, or re-measure if the workload changed.",
 			"runbook_url":   c.runbook("LLMProberCapacityHeadroomLow"),
 			"dashboard_url": c.dashboardURL(CapacityDashboardUID, true),
 		},
