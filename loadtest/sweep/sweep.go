@@ -45,6 +45,9 @@ type SweepConfig struct {
 	// passed (default 4).
 	Extend int
 	Run    func(ctx context.Context, kind string, rate float64) (*Point, error)
+	// Planned, if set, is told the open-loop rates before the first of
+	// them runs (the caller announces how long they will take).
+	Planned func(rates []float64)
 }
 
 // Sweep is the outcome: every point in the order run, and the knee.
@@ -103,6 +106,9 @@ func RunSweep(ctx context.Context, cfg SweepConfig) (*Sweep, error) {
 		}
 	}
 	slices.Sort(rates)
+	if cfg.Planned != nil {
+		cfg.Planned(slices.Clone(rates))
+	}
 	var good, bad *Point
 	for _, r := range rates {
 		p, err := run(PointRate, r)
