@@ -7,6 +7,7 @@ package dashboards
 
 //go:generate go run ./cmd/generate -out . -rules-out ../alerts -docs ../docs/dashboards.md
 //go:generate go run ./cmd/generate -out ../deploy/kubernetes/components/grafana-dashboards
+//go:generate go run ./cmd/generate -out ../deploy/helm/llm-prober/files/dashboards -rules-out ../deploy/helm/llm-prober/files/rules
 
 import (
 	"bytes"
