@@ -2,6 +2,7 @@
 # Build: docker build --build-arg REVISION=$(git rev-parse --short HEAD) -t llm-prober .
 # Multi-arch (what scripts/release.sh runs when docker buildx is there):
 #   docker buildx build --platform linux/amd64,linux/arm64 \
+#     --build-arg REVISION=$(git rev-parse --short HEAD) \
 #     -t ghcr.io/llm-prober/llm-prober:$(cat VERSION) --push .
 # The build stage runs on the builder's own platform and cross-compiles
 # (the binary is static, CGO_ENABLED=0), so no emulation is needed.

@@ -7,6 +7,7 @@ package dashboards
 
 //go:generate go run ./cmd/generate -out . -rules-out ../alerts -docs ../docs/dashboards.md
 //go:generate go run ./cmd/generate -out ../deploy/kubernetes/components/grafana-dashboards
+//go:generate go run ./cmd/generate -out ../deploy/helm/llm-prober/files/dashboards -rules-out ../deploy/helm/llm-prober/files/rules
 
 import (
 	"bytes"
@@ -195,6 +196,7 @@ func (p *panelIDs) ts(title, desc, unit string, w, h uint32, o tsOpts, qs ...q) 
 		Description(desc).
 		Datasource(dsRef()).
 		Unit(unit).
+		NoValue(noDataDefault).
 		Span(w).Height(h).
 		FillOpacity(10).
 		ShowPoints(common.VisibilityModeNever).
@@ -234,6 +236,7 @@ func (p *panelIDs) stat(title, desc, unit string, w, h uint32, textMode common.B
 		Description(desc).
 		Datasource(dsRef()).
 		Unit(unit).
+		NoValue(noDataDefault).
 		Span(w).Height(h).
 		TextMode(textMode).
 		ColorMode(common.BigValueColorModeBackground).
@@ -258,6 +261,7 @@ func (p *panelIDs) table(title, desc, unit string, w, h uint32, qs ...q) *table.
 		Description(desc).
 		Datasource(dsRef()).
 		Unit(unit).
+		NoValue(noDataDefault).
 		Span(w).Height(h).
 		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})).
 		WithTransformation(dashboard.DataTransformerConfig{

@@ -78,7 +78,7 @@ and on (target, model) max by (target, model) (llm_prober_server_kv_cache_usage_
 		WithRow(p.row("Throughput")).
 		WithPanel(p.ts("Token throughput",
 			"Prompt (prefill) and generated tokens per second processed by the server, all clients included.",
-			"suffix:tok/s", 12, 8, tsOpts{min: zero, stacked: true},
+			"suffix: tok/s", 12, 8, tsOpts{min: zero, stacked: true},
 			q{expr: e(serverSum("target, model", `rate(llm_prober_server_prompt_tokens_total{SEL}[$__rate_interval])`)), legend: "prompt {{target}} {{model}}"},
 			q{expr: e(serverSum("target, model", `rate(llm_prober_server_generation_tokens_total{SEL}[$__rate_interval])`)), legend: "generation {{target}} {{model}}"})).
 		WithPanel(p.ts("Finished requests by reason",

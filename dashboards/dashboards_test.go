@@ -103,7 +103,8 @@ type jsonPanel struct {
 	} `json:"datasource"`
 	FieldConfig struct {
 		Defaults struct {
-			Unit string `json:"unit"`
+			Unit    string `json:"unit"`
+			NoValue string `json:"noValue"`
 		} `json:"defaults"`
 		Overrides []struct {
 			Matcher struct {
@@ -130,9 +131,10 @@ var (
 	rangeRe  = regexp.MustCompile(`\[([^\]]+)\]`)
 	metricRe = regexp.MustCompile(`[a-z0-9_:]*llm_prober_[a-z0-9_:]+`)
 	// Windows a query may use besides $__rate_interval: the dashboard range,
-	// the burn-rate alert windows and the KV forecast (the SLO period is read
-	// from recording rules, never computed in a panel).
-	allowedWindows = []string{"$__rate_interval", "$__range", "5m", "1h", "6h", "30m"}
+	// the burn-rate alert windows, the KV forecast and LLMProberDown's day of
+	// prober history (the SLO period is read from recording rules, never
+	// computed in a panel).
+	allowedWindows = []string{"$__rate_interval", "$__range", "5m", "1h", "6h", "30m", "1d"}
 )
 
 // TestLint applies the main rules of Grafana's dashboard linter plus

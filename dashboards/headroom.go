@@ -19,12 +19,13 @@ func headroom(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 			q{expr: e(`max by (target, model) (llm_prober_capacity_min_headroom_ratio{SEL})`), legend: "alert below {{target}} {{model}}"}).
 			NoValue("No target with a capacity: block, or under half a rate window of server scrapes")).
 		WithPanel(p.ts("Time to knee at the current trend",
-			"When the served rate reaches the knee if it keeps its slope of the last hour (target_model:llm_prober_capacity_time_to_knee:seconds): 0 at or past the knee; empty while traffic is flat or falling (it never gets there) and for the first 30 minutes of a target's history.",
+			"When the served rate reaches the knee if it keeps its slope of the last hour (target_model:llm_prober_capacity_time_to_knee:seconds): 0 at or past the knee; empty while traffic is falling, or flat with noise (the fitted rise over the hour must be at least 3 standard deviations of the rate: noise alone passed for trends of days to years), and for the first 30 minutes of a target's history.",
 			"s", 6, 8, tsOpts{min: zero},
 			q{expr: e(`min by (target, model) (target_model:llm_prober_capacity_time_to_knee:seconds{SEL})`), legend: "{{target}} {{model}}"}).
-			NoValue("Traffic flat or falling (the knee is never reached), under 30 minutes of history, or the recording rules are not loaded")).
+			NoValue("No clear rising trend (flat, noisy or falling traffic never reaches the knee), under 30 minutes of history, or the recording rules are not loaded")).
 		WithPanel(p.table("Knee origin",
 			"Where each target's knee comes from (source: config for a number, file for a bench --sweep --output-json result) and the workload the sweep measured it with (llm_prober_capacity_knee_info). A knee holds only for its workload: re-measure when prompt or output lengths, prefix-cache hits or arrival burstiness change.",
 			"none", 24, 5,
-			q{expr: e(`max by (target, model, source, workload) (llm_prober_capacity_knee_info{SEL})`), instant: true, table: true}))
+			q{expr: e(`max by (target, model, source, workload) (llm_prober_capacity_knee_info{SEL})`), instant: true, table: true}).
+			NoValue("No target with a capacity: block (a knee from capacity.knee or a bench --sweep --output-json file) among the selected ones"))
 }

@@ -30,6 +30,7 @@ func (p *panelIDs) heatmap(title, desc, unit string, w, h uint32, metric string,
 		Description(desc).
 		Datasource(dsRef()).
 		Unit(unit).
+		NoValue(noDataDefault).
 		Span(w).Height(h).
 		Calculate(false).
 		Color(heatmap.NewHeatmapColorOptionsBuilder().

@@ -27,7 +27,7 @@ var replicaColumns = []struct {
 func targetLink() []dashboard.DynamicConfigValue {
 	return []dashboard.DynamicConfigValue{{Id: "links", Value: []map[string]any{{
 		"title": "Target drill-down: ${__value.raw}",
-		"url":   "/d/llm-prober-target/llm-prober-target-drill-down?${__url_time_range}&${datasource:queryparam}&${job:queryparam}&${instance:queryparam}&var-target=${__value.raw}",
+		"url":   "/d/llm-prober-target/llm-prober-target-drill-down?${__url_time_range}&${datasource:queryparam}&${cluster:queryparam}&${job:queryparam}&${location:queryparam}&${instance:queryparam}&${model:queryparam}&var-target=${__value.raw}",
 	}}}}
 }
 
@@ -39,6 +39,7 @@ func (p *panelIDs) replicaTable() *table.PanelBuilder {
 		Description("One row per engine of each target (data-parallel engines are separate rows): requests running and waiting, KV-cache usage, finished requests per second, server-side TTFT p95, preemptions per second, and the server process's uptime (vLLM with a single API server and SGLang export process_start_time_seconds; otherwise the column is empty). Click a target to open its drill-down.").
 		Datasource(dsRef()).
 		Unit("short").
+		NoValue("No server metrics for the selected targets: no server_metrics configured, or llm-prober's scrape of the server fails (see Server metrics scrape on the target drill-down)").
 		Span(24).Height(8).
 		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})).
 		WithTransformation(dashboard.DataTransformerConfig{Id: "merge", Options: map[string]any{}}).

@@ -48,6 +48,8 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 	}
 	b := base("llm-prober-slo", "llm-prober / SLO overview",
 		"Synthetic-probe service levels of LLM inference endpoints: goodput, error budget, client-side latency percentiles, failures, and the SLO attainment of all the server's requests.", "slo").
+		WithRow(p.row("Probers")).
+		WithPanel(p.proberStat(24, 3)).
 		WithRow(p.row("Goodput and error budget")).
 		WithPanel(p.stat("Goodput (time range)",
 			"Fraction of probes in the dashboard time range that succeeded and met every configured latency SLO (llm_prober_probes_good_total / llm_prober_probes_total).",
@@ -117,7 +119,8 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 		WithPanel(p.ts("Failures by reason",
 			"Failed probes per second by reason (dns, connect, tls, timeout_* by phase, http_4xx, rate_limited, http_5xx, stream errors, validation, ...). Reasons with no failure in the dashboard range are hidden.",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
-			q{expr: nonZero(`sum by (location, target, model, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "location, target, model, reason"), legend: "{{reason}} {{target}} {{model}} {{location}}"})).
+			q{expr: nonZero(`sum by (location, target, model, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "location, target, model, reason"), legend: "{{reason}} {{target}} {{model}} {{location}}"}).
+			NoValue(noFailure)).
 		WithPanel(p.ts("SLO violations",
 			"Probes per second that missed a configured latency SLO, by SLO: successful ones over the threshold, and ones that timed out after waiting past it (the latency panels above show successful probes only).",
 			"reqps", 12, 8, tsOpts{min: zero, stacked: true},
@@ -145,6 +148,9 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 // successOnly says why a latency panel can be empty (or show its SLO line
 // alone) while probes run: the histograms observe successful probes only.
 const successOnly = " Successful probes only: a target whose probes all fail or time out has no line here; its timeouts count as TTFT/E2EL SLO violations in \"Error ratio by SLO\" and its failures in \"Failures by reason\"."
+
+// noFailure is the text of a failure panel without a failed probe.
+const noFailure = "No failed probe in the time range"
 
 // noSuccess is the text of a latency panel without a successful probe.
 const noSuccess = "No successful probe in the time range (timeouts and failures: see Error ratio by SLO and Failures by reason)"

@@ -34,17 +34,18 @@ func targetDrillDown() *dashboardBuilder {
 	b := base("llm-prober-target", "llm-prober / Target drill-down",
 		"One target in detail: probe phases, client-side vs server-side latency and their heatmaps, recent failures and scrape health. Latency panels show exemplars (labels probe_id and trace_id; trace_id opens the trace in the Traces data source).", "target").
 		WithRow(p.row("Status")).
+		WithPanel(p.proberStat(6, 5)).
 		WithPanel(p.stat("Last probe",
 			"Result of the most recent probe per module (llm_prober_last_probe_success).",
-			"none", 8, 5, common.BigValueTextModeValueAndName, okMapping, thresholds("red", 1.0, "green"),
+			"none", 6, 5, common.BigValueTextModeValueAndName, okMapping, thresholds("red", 1.0, "green"),
 			q{expr: e(`min by (location, target, model, module) (llm_prober_last_probe_success{SEL})`), legend: "{{target}} {{module}} {{location}}", instant: true})).
 		WithPanel(p.stat("Time since last probe",
-			"Seconds since the last probe finished. More than a few probe intervals means the prober is stuck.",
-			"s", 8, 5, common.BigValueTextModeValueAndName, nil, thresholds("green", 120.0, "red"),
-			q{expr: e(`time() - max by (location, target, model, module) (llm_prober_last_probe_timestamp_seconds{SEL})`), legend: "{{target}} {{module}} {{location}}", instant: true})).
+			"Seconds since the last probe finished. More than a few probe intervals means the prober is stuck. A prober that is not scraped (Prober DOWN) keeps its last probes here, growing, instead of vanishing.",
+			"s", 6, 5, common.BigValueTextModeValueAndName, nil, thresholds("green", 120.0, "red"),
+			q{expr: e(sinceLastProbe), legend: "{{target}} {{module}} {{location}}", instant: true})).
 		WithPanel(p.stat("Time since last success",
 			"Seconds since the last successful probe, per module and location. A module that has not succeeded since its prober started (llm_prober_last_success_timestamp_seconds is exported only after a success) shows \"never since start\" in red instead of vanishing.",
-			"s", 8, 5, common.BigValueTextModeValueAndName, neverMapping, thresholds("green", 300.0, "red"),
+			"s", 6, 5, common.BigValueTextModeValueAndName, neverMapping, thresholds("green", 300.0, "red"),
 			q{expr: e(`time() - max by (location, target, model, module) (llm_prober_last_success_timestamp_seconds{SEL})
 or on (location, target, model, module)
 -1 * group by (location, target, model, module) (llm_prober_last_probe_timestamp_seconds{SEL})`), legend: "{{target}} {{module}} {{location}}", instant: true})).
@@ -54,15 +55,18 @@ or on (location, target, model, module)
 			"s", 12, 8, tsOpts{min: zero, stacked: true},
 			q{expr: meanOf("llm_prober_time_to_headers_seconds"), legend: "headers {{target}} {{model}} {{location}}"},
 			q{expr: meanOf("llm_prober_time_to_first_token_seconds") + "\n- " + meanOf("llm_prober_time_to_headers_seconds"), legend: "first token {{target}} {{model}} {{location}}"},
-			q{expr: meanOf("llm_prober_e2e_latency_seconds") + "\n- " + meanOf("llm_prober_time_to_first_token_seconds"), legend: "decode {{target}} {{model}} {{location}}"})).
+			q{expr: meanOf("llm_prober_e2e_latency_seconds") + "\n- " + meanOf("llm_prober_time_to_first_token_seconds"), legend: "decode {{target}} {{model}} {{location}}"}).
+			NoValue(noSuccess)).
 		WithPanel(p.ts("Time to headers",
-			"Percentiles of the time from sending the request to receiving response headers (llm_prober_time_to_headers_seconds).",
+			"Percentiles of the time from sending the request to receiving response headers (llm_prober_time_to_headers_seconds)."+successOnly,
 			"s", 12, 8, tsOpts{min: zero},
-			quantiles("llm_prober_time_to_headers_seconds", "target, model", true)...)).
+			quantiles("llm_prober_time_to_headers_seconds", "target, model", true)...).
+			NoValue(noSuccess)).
 		WithPanel(p.ts("End-to-end latency by module",
-			"Probe end-to-end latency percentiles per module. Click an exemplar for its probe_id.",
+			"Probe end-to-end latency percentiles per module. Click an exemplar for its probe_id."+successOnly,
 			"s", 24, 8, tsOpts{min: zero},
-			quantiles("llm_prober_e2e_latency_seconds", "target, model, module", true)...)).
+			quantiles("llm_prober_e2e_latency_seconds", "target, model, module", true)...).
+			NoValue(noSuccess)).
 		WithRow(p.row("Client-side vs server-side")).
 		WithPanel(p.ts("TTFT: client vs server (p90)",
 			"p90 time to first token measured by the probes (client, includes network and HTTP stack) vs reported by the server's own histogram (all traffic). A large gap points outside the engine (proxy, network, tokenizer).",
@@ -93,7 +97,7 @@ or on (location, target, model, module)
 			NoValue(noPromptTokens)).
 		WithPanel(p.ts("Prefill throughput (p50)",
 			"Median prefill speed of cold probes with a set prompt length: uncached prompt tokens divided by TTFT. It falls as prompts grow when attention dominates, and with contention on a busy server.",
-			"tokens/s", 12, 8, tsOpts{min: zero},
+			"suffix: tok/s", 12, 8, tsOpts{min: zero},
 			quantiles("llm_prober_prefill_tokens_per_second", "target, model, module", false)[0]).
 			NoValue(noPromptTokens))
 	return latencyHeatmaps(b, p).
@@ -106,7 +110,8 @@ or on (location, target, model, module)
 		WithPanel(p.ts("Failures by reason",
 			"Failed probes per second by module and reason; pairs with no failure in the dashboard range are hidden.",
 			"reqps", 12, 8, tsOpts{min: zero, bars: true, stacked: true},
-			q{expr: nonZero(`sum by (location, target, module, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "location, target, module, reason"), legend: "{{reason}} {{module}} {{location}}"})).
+			q{expr: nonZero(`sum by (location, target, module, reason) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))`, "llm_prober_probe_failures_total", "location, target, module, reason"), legend: "{{reason}} {{module}} {{location}}"}).
+			NoValue(noFailure)).
 		WithPanel(p.ts("Warm-up probes after restarts",
 			"Probes of the warm-up just after the target restarted (a new process start time or counters reset in its metrics, or a failure streak ending), by outcome. Failures among them count as any failure; successes count as good and their latencies stay out of the SLO series. Bursts mark deploys and crashes. Zero while the target has not restarted.",
 			"reqps", 12, 8, tsOpts{min: zero, bars: true, stacked: true},

@@ -21,7 +21,8 @@ func latencyHeatmaps(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 			"s", 12, 8, h.server, false)).
 			WithPanel(p.heatmap(h.name+" heatmap: probes",
 				"Probes per second in each bucket of llm-prober's "+h.name+" histogram ("+h.probe+")."+h.exemplarNote+successOnly,
-				"s", 12, 8, h.probe, h.exemplar))
+				"s", 12, 8, h.probe, h.exemplar).
+				NoValue(noSuccess))
 	}
 	return b
 }

@@ -21,6 +21,7 @@ type objects struct {
 	statefulSet     *appsv1.StatefulSet
 	services        []*corev1.Service
 	configMaps      []*corev1.ConfigMap
+	secrets         []*corev1.Secret
 	serviceAccounts []*corev1.ServiceAccount
 	namespaces      []*corev1.Namespace
 	clusterRoles    []*rbacv1.ClusterRole
@@ -71,6 +72,8 @@ func (o *objects) add(gvk string, b []byte) error {
 		err = appendStrict(&o.services, b)
 	case "v1 ConfigMap":
 		err = appendStrict(&o.configMaps, b)
+	case "v1 Secret":
+		err = appendStrict(&o.secrets, b)
 	case "v1 ServiceAccount":
 		err = appendStrict(&o.serviceAccounts, b)
 	case "v1 Namespace":

@@ -83,7 +83,7 @@ func TestImageIsThisVersion(t *testing.T) {
 	for _, dir := range kustomizations {
 		o := build(t, dir)
 		if got := container(t, o.statefulSet).Image; got != want {
-			t.Errorf("%s: image %s, want %s (base/kustomization.yaml images: newTag is VERSION)", dir, got, want)
+			t.Errorf("%s: image %s, want %s (base/statefulset.yaml's image tag is VERSION)", dir, got, want)
 		}
 	}
 }

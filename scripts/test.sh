@@ -83,6 +83,6 @@ go test -run='^$' -bench=. -benchtime=1x ./prober/ ./collector/ >/dev/null
 step "timing accuracy without the race detector (its bounds are the real ones)"
 go test -count=1 -run 'TestMeasurementAccuracy' -v ./prober/ | grep -E 'error over|^(---|ok|FAIL)'
 
-step "deploy: kustomize builds decoded strictly with k8s.io/api and prometheus-operator types, PrometheusRule vs alerts/*.yml (deploy/go.mod)"
+step "deploy: kustomize builds and the Helm chart (rendered and linted with Helm's packages) decoded strictly with k8s.io/api and prometheus-operator types, PrometheusRule vs alerts/*.yml (deploy/go.mod)"
 (cd deploy && go test -count=1 ./...) # decoding only: no -race
 (cd deploy/kustomize-v5.0.1 && go test -count=1 ./...) # the example builds with kubectl 1.27's kustomize

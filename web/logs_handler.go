@@ -169,7 +169,7 @@ func init() {
 <p>{{if .FailedOnly}}The last {{.Failures}} failed probes{{else}}The last {{.Successes}} successful and {{.Failures}} failed probes{{end}}, newest first. Probe ids on histogram exemplars resolve here.</p>
 <table><tr><th>Finished</th><th>Target</th><th>Module</th><th>Kind</th><th>Outcome</th><th>TTFT</th><th>E2EL</th><th>Output tokens</th><th>Probe id</th></tr>
 {{range .Entries}}<tr><td>{{ago .End}}</td><td>{{.Result.Target}}</td><td>{{.Result.Module}}</td><td>{{if .OnDemand}}on demand{{else}}scheduled{{end}}</td>
-<td class="{{if .Result.Success}}ok{{else}}fail{{end}}">{{outcome .}}</td><td>{{if .Result.HasTTFT}}{{ms .Result.TTFT}}{{else}}—{{end}}</td><td>{{if gt .Result.E2EL 0}}{{ms .Result.E2EL}}{{else}}—{{end}}</td><td>{{if gt .Result.E2EL 0}}{{.Result.OutputTokens}}{{else}}—{{end}}</td>
+<td class="{{if .Result.Success}}ok{{else}}fail{{end}}">{{outcome .}}{{with .Error}}<div class="fail">{{errtext .}}</div>{{end}}</td><td>{{if .Result.HasTTFT}}{{ms .Result.TTFT}}{{else}}—{{end}}</td><td>{{if gt .Result.E2EL 0}}{{ms .Result.E2EL}}{{else}}—{{end}}</td><td>{{if gt .Result.E2EL 0}}{{.Result.OutputTokens}}{{else}}—{{end}}</td>
 <td><a href="/logs?id={{.Result.ID}}">{{.Result.ID}}</a></td></tr>
 {{else}}<tr><td colspan="9">{{if .FailedOnly}}no failed probes{{else}}no probes yet{{end}}</td></tr>
 {{end}}</table>`))

@@ -7,7 +7,9 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/go-kit/log/level"
 
@@ -37,6 +39,11 @@ type statusRow struct {
 // failing is the last probe's outcome: failures sort first.
 func (r *statusRow) failing() bool { return r.Last != nil && !r.Last.Success() }
 
+// failedRecently: a probe of the last hour failed, though the last one
+// may have passed (issue 33: a target at 93.5 % success counted as none
+// failing). These sort right after the failing ones (lowest success).
+func (r *statusRow) failedRecently() bool { return r.HasHour && r.Hour.OK < r.Hour.Probes }
+
 type statusPage struct {
 	Version     string
 	Fleet       string // shard and discovery (status_fleet.go)
@@ -44,11 +51,12 @@ type statusPage struct {
 	Refresh     int
 	Rows        []statusRow
 	Hidden      int
-	// Failing of Total (target, module) pairs failed their last probe;
-	// FailingOnly: ?failing=1, the table shows only those.
-	Failing, Total int
-	FailingOnly    bool
-	History        historyData
+	// Failing of Total (target, module) pairs failed their last probe,
+	// and Recent more failed a probe of the last hour; FailingOnly:
+	// ?failing=1, the table shows both.
+	Failing, Recent, Total int
+	FailingOnly            bool
+	History                historyData
 }
 
 // Status is the landing page: every (target, module), worst first.
@@ -56,15 +64,7 @@ func (u *UI) Status(w http.ResponseWriter, r *http.Request) {
 	failingOnly := r.URL.Query().Get("failing") == "1"
 	page := statusPage{Version: versionLine(), Fleet: u.fleetLine(), MetricsPath: u.o.MetricsPath, Refresh: int(statusRefresh.Seconds()),
 		Rows: u.statusRows(), History: u.historyData(failingOnly), FailingOnly: failingOnly}
-	page.Total = len(page.Rows)
-	// Failing rows sort first.
-	page.Failing = slices.IndexFunc(page.Rows, func(r statusRow) bool { return !r.failing() })
-	if page.Failing < 0 {
-		page.Failing = page.Total
-	}
-	if page.FailingOnly {
-		page.Rows = page.Rows[:page.Failing]
-	}
+	page.count()
 	if len(page.Rows) > statusRows {
 		page.Hidden = len(page.Rows) - statusRows
 		page.Rows = page.Rows[:statusRows]
@@ -72,6 +72,24 @@ func (u *UI) Status(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := statusTemplate.Execute(textfmt.NewSafeWriter(w), page); err != nil { // errors quote servers
 		level.Warn(u.logger).Log("msg", "rendering the status page", "err", err)
+	}
+}
+
+// count sets Failing, Recent and Total from the sorted rows (failing
+// first, then the lowest success ratios), and keeps only those two
+// groups for ?failing=1.
+func (page *statusPage) count() {
+	page.Total = len(page.Rows)
+	for _, r := range page.Rows {
+		switch {
+		case r.failing():
+			page.Failing++
+		case r.failedRecently():
+			page.Recent++
+		}
+	}
+	if page.FailingOnly {
+		page.Rows = slices.DeleteFunc(page.Rows, func(r statusRow) bool { return !r.failing() && !r.failedRecently() })
 	}
 }
 
@@ -116,15 +134,35 @@ func (u *UI) statusRows() []statusRow {
 // the probe's /logs page.
 const statusErrLen = 300
 
+// visible writes control characters (a server's terminal escapes, NULs)
+// as \xNN; the template escapes the HTML.
+func visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// errText is an error message as a row shows it: visible, and cut at
+// statusErrLen runes.
+func errText(msg string) string {
+	m := []rune(visible(msg))
+	if len(m) > statusErrLen {
+		return string(m[:statusErrLen]) + "…"
+	}
+	return string(m)
+}
+
 // Formatting for the templates; "—" is a value not measured.
 var statusFuncs = template.FuncMap{
-	"errmsg": func(err error) string {
-		if m := []rune(err.Error()); len(m) > statusErrLen {
-			return string(m[:statusErrLen]) + "…"
-		}
-		return err.Error()
-	},
-	"ms": func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) },
+	"errmsg":  func(err error) string { return errText(err.Error()) },
+	"errtext": errText,
+	"ms":      func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) },
 	"ago": func(t time.Time) string {
 		return time.Since(t).Truncate(time.Second).String() + " ago"
 	},
@@ -170,7 +208,8 @@ svg.spark{display:block;fill:#36c;stroke:#36c;stroke-width:1.2}svg.spark polylin
 <p><a href="{{.MetricsPath}}">Metrics</a> · <a href="/config">Configuration</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
 <h2>Targets, last hour</h2>
 <p><b class="{{if .Failing}}fail{{else}}ok{{end}}">{{.Failing}} of {{.Total}} failing</b> (last probe) ·
-{{if .FailingOnly}}<a href="/">show all</a>{{else}}<a href="/?failing=1">show only the failing</a>{{end}}</p>
+<b class="{{if .Recent}}warn{{else}}ok{{end}}">{{.Recent}} more with failures in the last hour</b> ·
+{{if .FailingOnly}}<a href="/">show all</a>{{else}}<a href="/?failing=1">show only those</a>{{end}}</p>
 <p class="dim">Failing first, then the lowest success and goodput ratios of the scheduled probes. Percentiles are over the successful ones of the hour
 (at most 6 a minute sampled); trends have one point a minute. Server signals come from the target's own /metrics
 (server_metrics). Refreshes every {{.Refresh}} s.</p>
@@ -192,7 +231,7 @@ svg.spark{display:block;fill:#36c;stroke:#36c;stroke-width:1.2}svg.spark polylin
 <td>{{rate $s.PreemptionsPerMinute}}</td>
 {{else}}<td class="dim">—</td><td class="dim">—</td><td class="dim">—</td>{{end}}
 </tr>
-{{else}}<tr><td colspan="10">{{if $.FailingOnly}}none failing{{else}}no targets configured{{end}}</td></tr>
+{{else}}<tr><td colspan="10">{{if $.FailingOnly}}none failing, none failed in the last hour{{else}}no targets configured{{end}}</td></tr>
 {{end}}</table>
 {{if .Hidden}}<p class="dim">{{.Hidden}} more (target, module) pairs, all doing better than these, are not shown; see {{.MetricsPath}}.</p>{{end}}
 {{template "history" .History}}

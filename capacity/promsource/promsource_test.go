@@ -111,6 +111,16 @@ func TestServedFromBackfilledPrometheus(t *testing.T) {
 	if _, err := none.Lengths(ctx, PromptTokens); !errors.Is(err, ErrNoData) {
 		t.Errorf("no histogram: %v", err)
 	}
+
+	// A rate interval shorter than the scrape interval (1m here) holds no
+	// two samples: the error names that, not server_metrics (issue 33).
+	short := source(t, prom.URL, "", 48*time.Hour, end, "")
+	short.cfg.RateInterval = 30 * time.Second
+	_, err = short.ServedRates(ctx)
+	if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), "no --rate-interval window of 30s holds two of their samples (they are scraped about every 1m)") ||
+		strings.Contains(err.Error(), "server_metrics") {
+		t.Errorf("rate interval under the scrape interval: %v", err)
+	}
 }
 
 // Basic auth from a password file works; without it Prometheus's 401 is

@@ -72,6 +72,9 @@ func (s *Source) ServedRates(ctx context.Context) (*Rates, error) {
 		}
 	}
 	if len(sum) == 0 {
+		if err := s.windowTooShort(ctx); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%w: no llm_prober_server_requests_finished_total series match %s in the %s before %s at %s (is server_metrics enabled for the target, and is llm-prober scraped by this Prometheus?)",
 			ErrNoData, s.Selector(), model.Duration(s.cfg.Window), r.End.UTC().Format(time.RFC3339), s.url)
 	}
@@ -198,4 +201,23 @@ func BusiestHour(hours []HourPeak) HourPeak {
 		}
 	}
 	return best
+}
+
+// windowTooShort names the cause when the series exist but no rate came
+// back: --rate-interval holds fewer than two of their samples, shorter
+// than the scrape interval (issue 33: --rate-interval 10s against a 15 s
+// scrape was reported as "is server_metrics enabled?"). nil when the
+// series do not exist either.
+func (s *Source) windowTooShort(ctx context.Context) error {
+	metric := s.sel("llm_prober_server_requests_finished_total")
+	v, err := s.query(ctx, "max(count_over_time("+metric+"["+model.Duration(s.cfg.Window).String()+"]))")
+	if err != nil || len(v) == 0 || v[0].Value < 2 {
+		return err
+	}
+	scrape := ""
+	if h, err := s.query(ctx, "max(count_over_time("+metric+"[1h]))"); err == nil && len(h) > 0 && h[0].Value >= 2 {
+		scrape = fmt.Sprintf(" (they are scraped about every %s)", model.Duration(time.Hour/time.Duration(h[0].Value)).String())
+	}
+	return fmt.Errorf("%w: the llm_prober_server_requests_finished_total series matching %s exist, but no --rate-interval window of %s holds two of their samples%s: rate() needs two, so make --rate-interval at least 4 scrape intervals (1m for a 15s scrape)",
+		ErrNoData, s.Selector(), model.Duration(s.cfg.RateInterval), scrape)
 }

@@ -197,6 +197,10 @@ and on (<TM>)
     >= on () group_left () llm_prober:slo_min_probes:count
 )
 ` + targetPresent)
+			numbers := ""
+			if a.name == "LLMProberLatencyBudgetBurn" {
+				numbers = c.latencyNumbers(w.Short)
+			}
 			expr = strings.NewReplacer("LONG", w.Long, "SHORT", w.Short, "{SLO}", "{"+a.sloMatch+"}", "F *", f+" *").Replace(expr)
 			g.Rules = append(g.Rules, Rule{
 				Alert: a.name, Expr: expr, For: w.For,
@@ -206,7 +210,7 @@ and on (<TM>)
 					"description": fmt.Sprintf("{{ $value | humanizePercentage }} of the probes of {{ $labels.target }} "+
 						"(model {{ $labels.model }}, prober {{ $labels.instance }}"+fromLocation+") missed the {{ $labels.slo }} SLO "+
 						"over the last %s (and over the last %s): at this rate more than %g%% of the %s error budget goes in %s.",
-						w.Long, w.Short, w.BudgetShare*100, c.Period(), w.Long) + c.capacityCause(),
+						w.Long, w.Short, w.BudgetShare*100, c.Period(), w.Long) + numbers + c.serverNow() + c.capacityCause(),
 					"runbook_url":   c.runbook(a.name),
 					"dashboard_url": c.dashboardURL(SLODashboardUID, true),
 				},

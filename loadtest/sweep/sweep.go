@@ -55,6 +55,9 @@ type SweepConfig struct {
 	// negative: none).
 	StepDown int
 	Run      func(ctx context.Context, kind string, rate float64) (*Point, error)
+	// Planned, if set, is told the open-loop rates before the first of
+	// them runs (the caller announces how long they will take).
+	Planned func(rates []float64)
 }
 
 // Sweep is the outcome: every point in the order run, and the knee.
@@ -136,6 +139,9 @@ func RunSweep(ctx context.Context, cfg SweepConfig) (s *Sweep, err error) {
 		}
 	}
 	slices.Sort(rates)
+	if cfg.Planned != nil {
+		cfg.Planned(slices.Clone(rates))
+	}
 	var good, bad *Point
 	for i, r := range rates {
 		p, err := run(PointRate, r)

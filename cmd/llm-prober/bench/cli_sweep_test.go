@@ -280,3 +280,27 @@ func TestBenchCLICacheSaltWithoutReset(t *testing.T) {
 		t.Errorf("second run: %g cached tokens (want 0), %d of 16 requests salted\n%s", c, salted.Load(), log)
 	}
 }
+
+// A sweep says before its points run how long --min-samples makes them
+// when it lengthens --duration (issue 33: 60 s points became more than
+// an hour, silently): 20 requests at 10 req/s take 2 s, not 500 ms.
+func TestBenchCLISweepAnnouncesLength(t *testing.T) {
+	url := mocktarget.URL(t)
+	code, stdout, log := benchCLI(t, "--url", url, "--rates", "10,40", "--duration", "500ms", "--min-samples", "20",
+		"--input-tokens", "8", "--output-tokens", "3", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
+	}
+	first := strings.Index(log, " 10.00 req/s: ")
+	if first < 0 {
+		t.Fatalf("no result line of the 10 req/s point:\n%s", log)
+	}
+	for _, want := range []string{
+		"sweep: --min-samples 20 lengthens --duration 500ms at rates below 40.00 req/s (20 requests a point; at 1 req/s 20s); --min-samples 0 keeps 500ms a point",
+		"sweep: 2 points from 10.00 to 40.00 req/s take about 3s (not 1s: --min-samples 20; the lowest rate alone 2s), more if the sweep extends or refines",
+	} {
+		if i := strings.Index(log, want); i < 0 || i > first {
+			t.Errorf("the log lacks, before the first point's result, %q:\n%s", want, log)
+		}
+	}
+}

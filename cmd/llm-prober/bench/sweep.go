@@ -84,6 +84,8 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 			views[p] = res.view
 			return p, nil
 		}}
+	cfg.Planned = env.announcePlan
+	env.announceMinSamples()
 	sw, err := sweep.RunSweep(ctx, cfg)
 	if sw != nil {
 		sw.Prompts = first.sweepString()
