@@ -288,7 +288,7 @@ func TestBenchCLISweepAnnouncesLength(t *testing.T) {
 	url := mocktarget.URL(t)
 	code, stdout, log := benchCLI(t, "--url", url, "--rates", "10,40", "--duration", "500ms", "--min-samples", "20",
 		"--input-tokens", "8", "--output-tokens", "3", "--goodput", "ttft:5000", "--progress", "off", "--no-server-metrics")
-	if code != 0 {
+	if code != 0 && code != ExitFailed { // the mock never saturates: a lower bound, exit 4
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
 	first := strings.Index(log, " 10.00 req/s: ")
