@@ -164,39 +164,34 @@ func RunSweep(ctx context.Context, cfg SweepConfig) (s *Sweep, err error) {
 		}
 		break
 	}
-	for i := 0; bad == nil && good != nil && i < cfg.Extend && len(cfg.Rates) == 0; i++ {
-		p, err := run(PointRate, good.Rate*1.25)
+	// try runs one more point and moves the bracket's end it falls on.
+	try := func(kind string, rate float64) error {
+		p, err := run(kind, rate)
 		if err != nil {
-			return s, err
+			return err
 		}
 		if p.Good(cfg.KneeGoodput) {
 			good = p
 		} else {
 			bad = p
+		}
+		return nil
+	}
+	for i := 0; bad == nil && good != nil && i < cfg.Extend && len(cfg.Rates) == 0; i++ {
+		if err := try(PointRate, good.Rate*1.25); err != nil {
+			return s, err
 		}
 	}
 	// A first rate that fails says little of the rates below it; a point
 	// where nothing succeeded is a broken server, not a slow one.
 	for i := 0; good == nil && bad != nil && bad.Report.Completed > 0 && i < cfg.StepDown; i++ {
-		p, err := run(PointStepDown, floor+(bad.Rate-floor)/2)
-		if err != nil {
+		if err := try(PointStepDown, floor+(bad.Rate-floor)/2); err != nil {
 			return s, err
-		}
-		if p.Good(cfg.KneeGoodput) {
-			good = p
-		} else {
-			bad = p
 		}
 	}
 	for i := 0; i < cfg.Refine && good != nil && bad != nil; i++ {
-		p, err := run(PointRefine, (good.Rate+bad.Rate)/2)
-		if err != nil {
+		if err := try(PointRefine, (good.Rate+bad.Rate)/2); err != nil {
 			return s, err
-		}
-		if p.Good(cfg.KneeGoodput) {
-			good = p
-		} else {
-			bad = p
 		}
 	}
 	if bad == nil {
