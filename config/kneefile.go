@@ -6,6 +6,8 @@ import (
 	"math"
 	"regexp"
 	"sync/atomic"
+
+	"github.com/llm-prober/llm-prober/internal/safefile"
 )
 
 // Knee is what a capacity block takes from a `bench --sweep --output-json`
@@ -48,12 +50,9 @@ const maxPoints = 10_000
 
 // ReadKneeFile reads the knee of a sweep result at name and the point at
 // the knee (its workload and burstiness, which the daemon's
-// llm_prober_capacity_knee_info shows).
+// llm_prober_capacity_knee_info shows): one bounded reader for the
+// daemon and `llm-prober plan --knee-file`.
 func ReadKneeFile(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes) }
-
-// ReadKneePoint is ReadKneeFile, for `llm-prober plan --knee-file`: one
-// bounded reader for the daemon and plan.
-func ReadKneePoint(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes) }
 
 // kneeCache holds the knee files one config load has read: a file named
 // by many targets is read once per reload.
@@ -92,7 +91,7 @@ var kneeFileOpens atomic.Int64
 
 func readKneeFile(name string, limit int64) (*Knee, error) {
 	kneeFileOpens.Add(1)
-	f, err := openRegular(name)
+	f, err := safefile.OpenRegular(name)
 	if err != nil {
 		return nil, err
 	}

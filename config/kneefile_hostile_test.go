@@ -95,7 +95,7 @@ func TestKneeFileNumbers(t *testing.T) {
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if k, err := ReadKneePoint(p); err == nil || !strings.HasPrefix(err.Error(), p+":") || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		if k, err := ReadKneeFile(p); err == nil || !strings.HasPrefix(err.Error(), p+":") || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%.80s: knee %+v, err %v; want one line with %q", body, k, err, want)
 		}
 	}
@@ -110,7 +110,7 @@ func TestKneeFileLowerBoundRefused(t *testing.T) {
 	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, read := range []func(string) (*Knee, error){ReadKneeFile, ReadKneePoint} {
+	for _, read := range []func(string) (*Knee, error){ReadKneeFile} {
 		if k, err := read(p); err == nil || err.Error() != p+": knee above 20 req/s is a lower bound, not a knee: no rate of the sweep failed; rerun bench --sweep with higher --rates" {
 			t.Errorf("knee %+v, %v", k, err)
 		}

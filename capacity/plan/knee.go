@@ -25,11 +25,11 @@ type Knee struct {
 }
 
 // ReadKnee reads the knee of a sweep file with the daemon's reader
-// (config.ReadKneePoint): the achieved rate at the knee (completed req/s),
+// (config.ReadKneeFile): the achieved rate at the knee (completed req/s),
 // as bench's own plan and the daemon's headroom use, and the workload and
 // mean lengths of the point run there.
 func ReadKnee(path string) (*Knee, error) {
-	ck, err := config.ReadKneePoint(path)
+	ck, err := config.ReadKneeFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--knee-file: %w", err)
 	}

@@ -35,9 +35,9 @@ func Open(path string, limit int64) (*File, error) {
 	if err := regular(path, st, limit); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := OpenRegular(path)
 	if err != nil {
-		return nil, clean(err)
+		return nil, err
 	}
 	if st, err = f.Stat(); err != nil {
 		f.Close()
@@ -48,6 +48,29 @@ func Open(path string, limit int64) (*File, error) {
 		return nil, err
 	}
 	return &File{f: f, r: &capReader{r: f, left: limit, path: path, limit: limit}, Size: st.Size()}, nil
+}
+
+// OpenRegular opens path for reading only if it is a regular file, of any
+// size (for a reader that stops at its own cap). The check is on the
+// opened descriptor, so a file swapped for a FIFO after a stat cannot slip
+// in, and O_NONBLOCK keeps the open of a FIFO (which waits for a writer)
+// from hanging; on a regular file it changes nothing.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, clean(err)
+	}
+	st, err := f.Stat()
+	if err == nil {
+		err = regular(path, st, math.MaxInt64)
+	} else {
+		err = clean(err)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func regular(path string, st fs.FileInfo, limit int64) error {

@@ -67,7 +67,7 @@ func TestBenchCLISweepBelowSaturationIsALowerBound(t *testing.T) {
 	if len(ci) != 2 || ci[1] != nil {
 		t.Errorf("interval %v: want [lo, null] (no upper bound)", sj["llm_prober_knee_request_rate_ci95"])
 	}
-	for name, read := range map[string]func(string) (*config.Knee, error){"ReadKneeFile": config.ReadKneeFile, "ReadKneePoint": config.ReadKneePoint} {
+	for name, read := range map[string]func(string) (*config.Knee, error){"ReadKneeFile": config.ReadKneeFile} {
 		if k, err := read(out); err == nil || !strings.Contains(err.Error(), "knee above 20 req/s is a lower bound") {
 			t.Errorf("%s: knee %+v, err %v: want the lower bound refused", name, k, err)
 		}
