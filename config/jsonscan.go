@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -225,7 +226,9 @@ func (s *jsonScanner) str(keep int) (string, error) {
 		}
 		switch {
 		case c == '"':
-			return string(out), nil
+			// As encoding/json does: invalid UTF-8 becomes U+FFFD, so a
+			// kept string is always a valid label value.
+			return strings.ToValidUTF8(string(out), "\uFFFD"), nil
 		case c < 0x20:
 			return "", s.syntax("control character %q in a string", c)
 		case c != '\\':
