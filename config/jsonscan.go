@@ -263,11 +263,11 @@ func (s *jsonScanner) str(keep int) (string, error) {
 			}
 			v, err := strconv.ParseUint(string(hex[:]), 16, 16)
 			if err != nil {
-				return "", s.syntax("bad escape \\u%s", hex[:])
+				return "", s.syntax("bad escape %q", `\u`+string(hex[:]))
 			}
 			r = rune(v) // a lone surrogate becomes U+FFFD below
 		default:
-			return "", s.syntax("bad escape \\%c", c)
+			return "", s.syntax("bad escape %q", `\`+string(c))
 		}
 		if len(out) < keep {
 			out = utf8.AppendRune(out, r)
