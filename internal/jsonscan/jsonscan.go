@@ -221,21 +221,31 @@ func (s *Scanner) literal(rest string) error {
 
 // Str reads a string whose '"' was read, returning at most about keep
 // bytes of it (decoded; cut on a character boundary, then by the caller
-// on a rune's).
+// on a rune's). As encoding/json does, invalid UTF-8 becomes U+FFFD, so a
+// kept string is always a valid label value.
 func (s *Scanner) Str(keep int) (string, error) {
-	var out []byte
+	out, err := s.AppendStr(nil, keep)
+	if err != nil {
+		return "", err
+	}
+	return strings.ToValidUTF8(string(out), "\uFFFD"), nil
+}
+
+// AppendStr reads a string whose '"' was read, appending at most about
+// keep bytes of it, decoded but unchecked for UTF-8, to dst: with a
+// buffer of the caller's, a short string costs no allocation.
+func (s *Scanner) AppendStr(dst []byte, keep int) ([]byte, error) {
+	out, keep := dst, len(dst)+keep
 	for {
 		c, err := s.next()
 		if err != nil {
-			return "", err
+			return dst, err
 		}
 		switch {
 		case c == '"':
-			// As encoding/json does: invalid UTF-8 becomes U+FFFD, so a
-			// kept string is always a valid label value.
-			return strings.ToValidUTF8(string(out), "\uFFFD"), nil
+			return out, nil
 		case c < 0x20:
-			return "", s.Syntax("control character %q in a string", c)
+			return dst, s.Syntax("control character %q in a string", c)
 		case c != '\\':
 			if len(out) < keep {
 				out = append(out, c)
@@ -243,7 +253,7 @@ func (s *Scanner) Str(keep int) (string, error) {
 			continue
 		}
 		if c, err = s.next(); err != nil {
-			return "", err
+			return dst, err
 		}
 		var r rune
 		switch c {
@@ -263,16 +273,16 @@ func (s *Scanner) Str(keep int) (string, error) {
 			var hex [4]byte
 			for i := range hex {
 				if hex[i], err = s.next(); err != nil {
-					return "", err
+					return dst, err
 				}
 			}
 			v, err := strconv.ParseUint(string(hex[:]), 16, 16)
 			if err != nil {
-				return "", s.Syntax("bad escape \\u%s", hex[:])
+				return dst, s.Syntax("bad escape \\u%s", hex[:])
 			}
-			r = rune(v) // a lone surrogate becomes U+FFFD below
+			r = rune(v) // a lone surrogate becomes U+FFFD
 		default:
-			return "", s.Syntax("bad escape \\%c", c)
+			return dst, s.Syntax("bad escape \\%c", c)
 		}
 		if len(out) < keep {
 			out = utf8.AppendRune(out, r)
