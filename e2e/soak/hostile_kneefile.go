@@ -27,19 +27,20 @@ func (r *reloader) kneeSteps() []func() reloadResult {
 	step := func(what string, write func(string) error) func() reloadResult {
 		return func() reloadResult {
 			res := r.hostileFile(knee, write, what)
-			if err := os.WriteFile(knee, []byte(goodKnee), 0o600); err != nil && res.problem == "" {
+			// Removed first: opening a FIFO to write waits for a reader.
+			if err := writeFresh(knee, goodKnee); err != nil && res.problem == "" {
 				res.problem = "restoring the knee file: " + err.Error()
 			}
 			return res
 		}
 	}
 	return []func() reloadResult{
-		step("knee file: 60 MiB of '['", func(p string) error { return writeRepeated(p, "", "[", 60<<20) }),
-		step("knee file: 70 MiB, knee last", func(p string) error {
-			return writeRepeated(p, `{"points": [`, `{"request_rate": 1, "ttfts": [0.0123456, 0.0123456, 0.0123456]},`, 70<<20)
+		step("knee file: 60 MiB of '['", func(p string) error { return writeRepeated(p, `{"x": `, "[", 60<<20) }),
+		step("knee file: 70 MiB, knee past the cap", func(p string) error {
+			return writeRepeated(p, `{"points": [{"request_rate": 1, "ttfts": [`, `0.0123456,`, 70<<20)
 		}),
 		step("knee file: knee 5e-324", func(p string) error {
-			return os.WriteFile(p, []byte(`{"knee_request_rate": 5e-324, "knee_achieved_request_rate": 5e-324}`), 0o600)
+			return writeFresh(p, `{"knee_request_rate": 5e-324, "knee_achieved_request_rate": 5e-324}`)
 		}),
 		step("knee file: a FIFO", func(p string) error {
 			_ = os.Remove(p)
@@ -91,6 +92,14 @@ func (r *reloader) fileSDStep(gen int) func() reloadResult {
 	}
 }
 
+// writeFresh replaces whatever is at path with a regular file of text.
+func writeFresh(path, text string) error {
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return os.WriteFile(path, []byte(text), 0o600)
+}
+
 // writeSD writes a file_sd file of n distinct loopback targets.
 func writeSD(path string, n int) error {
 	var b strings.Builder
@@ -107,6 +116,7 @@ func writeSD(path string, n int) error {
 
 // writeRepeated writes head, then unit until the file holds size bytes.
 func writeRepeated(path, head, unit string, size int) error {
+	_ = os.Remove(path) // a FIFO left there would block the create
 	f, err := os.Create(path)
 	if err != nil {
 		return err
