@@ -99,12 +99,9 @@ func hostileSoak(o options) error {
 	printLoad("end")
 	h.report()
 	fmt.Println("\nplan and bench on hostile inputs (issue 32), one at a time, the prober stopped:")
-	if _, p, err := hostileInputs(h.o, dir); err != nil {
+	if err := inputsChild(h.o, filepath.Join(dir, "inputs")); err != nil {
 		h.problems = append(h.problems, "hostile inputs: "+err.Error())
-	} else {
-		h.problems = append(h.problems, p...)
 	}
-	printLoad("after the inputs")
 	if len(h.problems) > 0 {
 		return errors.New(strings.Join(h.problems, "\n"))
 	}
@@ -147,7 +144,7 @@ func (h *hostileRun) phases(proc *proberProcess, srv *serverProcess, rl *reloade
 	// At 1/5 the good change, at 2/5 and 3/5 two hostile configs and their
 	// restores, and the knee files; at 4/5 another good change, with the
 	// file_sd file, and without.
-	at := []int{1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4}
+	at := []int{1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 5}
 	for i, step := range steps {
 		if err := h.wait(proc, h.hostStart, h.o.duration*time.Duration(at[i])/5); err != nil {
 			return err

@@ -126,9 +126,9 @@ func inputsOnly(o options) error {
 		return err
 	}
 	defer cleanup()
-	printLoad("start")
+	printLoad("start of the inputs")
 	_, problems, err := hostileInputs(o, dir)
-	printLoad("end")
+	printLoad("end of the inputs")
 	if err != nil {
 		return err
 	}
@@ -136,6 +136,16 @@ func inputsOnly(o options) error {
 		return errors.New(strings.Join(problems, "\n"))
 	}
 	return nil
+}
+
+// inputsChild runs --inputs in a child process: a command's peak RSS
+// (its rusage) starts from its parent's at the fork, and the harness has
+// grown by the end of a soak, a fresh child has not.
+func inputsChild(o options, dir string) error {
+	cmd := exec.Command(os.Args[0], "--inputs", "--prober="+o.prober, "--work-dir="+dir,
+		fmt.Sprintf("--hostile.rss-mib=%g", o.hostile.rssMiB), "--hostile.reload="+o.hostile.reload.String())
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stdout
+	return cmd.Run()
 }
 
 // run runs the command with a minute's limit (a hang is a failure).
