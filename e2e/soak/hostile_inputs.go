@@ -201,7 +201,7 @@ func startHostileProm() (*httptest, error) {
 	endless := func(head, unit string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, head)
+			_, _ = io.WriteString(w, head)
 			chunk := strings.Repeat(unit, max(1, (64<<10)/len(unit)))
 			for r.Context().Err() == nil {
 				if _, err := io.WriteString(w, chunk); err != nil {
@@ -227,7 +227,7 @@ func startHostileProm() (*httptest, error) {
 	}
 	mux.HandleFunc("/trickle/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, matrix)
+		_, _ = io.WriteString(w, matrix)
 		for r.Context().Err() == nil {
 			if _, err := io.WriteString(w, " "); err != nil {
 				return
