@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/llm-prober/llm-prober/capacity/kneefile"
 )
 
 // Capacity gives a target the knee its server was measured at, so that the
@@ -60,15 +62,15 @@ func (c *checker) capacity(path string, cp *Capacity, sm *ServerMetrics) error {
 		c.errf(path+".knee_file", "set knee_requests_per_second or knee_file, not both")
 	case !num && !file:
 		c.errf(path, "capacity needs knee_requests_per_second or knee_file (a bench --sweep --output-json result)")
-	case num && !(cp.KneeRequestsPerSecond >= MinKneeRate && cp.KneeRequestsPerSecond <= MaxKneeRate):
-		c.errf(path+".knee_requests_per_second", "knee_requests_per_second must be a rate between %g and %g req/s, got %g", MinKneeRate, MaxKneeRate, cp.KneeRequestsPerSecond)
+	case num && !(cp.KneeRequestsPerSecond >= kneefile.MinRate && cp.KneeRequestsPerSecond <= kneefile.MaxRate):
+		c.errf(path+".knee_requests_per_second", "knee_requests_per_second must be a rate between %g and %g req/s, got %g", kneefile.MinRate, kneefile.MaxRate, cp.KneeRequestsPerSecond)
 	case num:
 		cp.Knee, cp.Source = cp.KneeRequestsPerSecond, KneeSourceConfig
 	default:
 		if c.knees == nil {
-			c.knees = kneeCache{}
+			c.knees = kneefile.Cache{}
 		}
-		k, err := c.knees.read(cp.KneeFile)
+		k, err := c.knees.Read(cp.KneeFile)
 		if err != nil {
 			c.errf(path+".knee_file", "%v", err)
 		} else {

@@ -1,17 +1,16 @@
 package config
 
 import (
-	"bufio"
-	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/llm-prober/llm-prober/capacity/kneefile"
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // capacityConfig is a config with one target whose capacity block is
@@ -38,58 +37,6 @@ target_discovery:
       server_metrics: {enabled: true}
       capacity: {knee_requests_per_second: 3}
 `
-}
-
-// writeSweep writes a sweep result in dir: the knee keys first (as bench
-// writes them) or after its points, and points points of requests
-// numbers each.
-func writeSweep(t testing.TB, dir string, kneeFirst bool, points, requests int) string {
-	t.Helper()
-	p := filepath.Join(dir, "sweep.json")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	knee := `"knee_goodput_percent": 99, "knee_request_rate": 9.5, "knee_achieved_request_rate": 8.25, "knee": "8.25 req/s achieved"`
-	fmt.Fprint(w, "{")
-	if kneeFirst {
-		fmt.Fprint(w, knee+", ")
-	}
-	fmt.Fprint(w, `"llm_prober_prompts": "salted", "points": [`)
-	for i := range points {
-		if i > 0 {
-			fmt.Fprint(w, ",")
-		}
-		// The last point is the knee's, the first a synchronous one.
-		rate, burstiness := fmt.Sprint(i), 0.5
-		if i == points-1 {
-			rate = "9.5"
-		}
-		if i == 0 {
-			burstiness = 0
-		}
-		fmt.Fprintf(w, "\n"+`{"kind": "rate", "request_rate": %s, "ttfts": [`, rate)
-		for j := range requests {
-			if j > 0 {
-				fmt.Fprint(w, ",")
-			}
-			fmt.Fprint(w, "0.0123456")
-		}
-		fmt.Fprintf(w, `], "llm_prober_workload": "synthetic: 512 input tokens, 128 output tokens (±0.2), seed %d", "burstiness": %g, "nested": {"a": [[1], {"b": null}]}}`, i, burstiness)
-	}
-	fmt.Fprint(w, "]")
-	if !kneeFirst {
-		fmt.Fprint(w, ", "+knee)
-	}
-	fmt.Fprint(w, "}\n")
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func loadIn(t *testing.T, dir, yml string) (*Config, error) {
@@ -119,36 +66,6 @@ func TestCapacityNumber(t *testing.T) {
 	}
 }
 
-// A file as bench writes it is read up to the knee's point: what follows
-// is never read (a sweep of a million requests loads at once).
-func TestKneeFileReadsNoFurther(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "sweep.json")
-	if err := os.WriteFile(p, []byte(`{"knee_request_rate": 4, "knee_achieved_request_rate": 3, "points": [{"request_rate": 2, "llm_prober_workload": "v"}, `+
-		`{"request_rate": 4, "llm_prober_workload": "w, seed 1"}, {not json`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if k, err := ReadKneeFile(p); err != nil || k.Rate != 3 || k.Workload != "w" {
-		t.Errorf("got %+v, %v", k, err)
-	}
-}
-
-// Reading stops at the cap: a knee past it is not looked for.
-func TestKneeFileCap(t *testing.T) {
-	p := writeSweep(t, t.TempDir(), false, 4, 80_000) // about 1.6 MB, the knee at the end
-	_, err := readKneeFile(p, 1<<20)
-	if err == nil || err.Error() != p+": no knee in the first 1 MiB" {
-		t.Errorf("got %v", err)
-	}
-	if k, err := readKneeFile(p, 4<<20); err != nil || k.Rate != 8.25 {
-		t.Errorf("under the cap: %+v, %v", k, err)
-	}
-	// The knee first, its point past the cap: the knee, its workload unknown.
-	p = writeSweep(t, t.TempDir(), true, 4, 80_000)
-	if k, err := readKneeFile(p, 1<<20); err != nil || k.Rate != 8.25 || k.Workload != "" || !math.IsNaN(k.PromptMean) {
-		t.Errorf("knee first, point past the cap: %+v, %v", k, err)
-	}
-}
-
 // The knee's workload is the knee point's, burstiness included (issue 31:
 // llm_prober_capacity_knee_info showed the synchronous point's 0).
 func TestCapacityKneeFile(t *testing.T) {
@@ -161,12 +78,12 @@ func TestCapacityKneeFile(t *testing.T) {
 	}{
 		{"as bench writes it", true, 3, 10, "synthetic: 512 input tokens, 128 output tokens (±0.2), burstiness 0.5", 0, 1 << 20},
 		// 20 points of 15,000 requests: 3 MB of arrays, read token by token.
-		{"knee after large points", false, 20, 15_000, "synthetic: 512 input tokens, 128 output tokens (±0.2), burstiness 0.5", 2 << 20, MaxKneeFileBytes},
+		{"knee after large points", false, 20, 15_000, "synthetic: 512 input tokens, 128 output tokens (±0.2), burstiness 0.5", 2 << 20, kneefile.MaxBytes},
 		{"no points", true, 0, 0, "", 0, 1 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			p := writeSweep(t, dir, tc.kneeFirst, tc.points, tc.requests)
+			p := testutil.WriteSweep(t, dir, tc.kneeFirst, tc.points, tc.requests)
 			if st, _ := os.Stat(p); st.Size() < tc.minBytes || st.Size() > tc.maxBytes {
 				t.Fatalf("sweep file of %d bytes", st.Size())
 			}
@@ -189,7 +106,7 @@ func TestCapacityKneeFile(t *testing.T) {
 // a broken one fails the reload, naming the file, line and field.
 func TestCapacityKneeFileReload(t *testing.T) {
 	dir := t.TempDir()
-	writeSweep(t, dir, true, 1, 1)
+	testutil.WriteSweep(t, dir, true, 1, 1)
 	yml := capacityConfig("      knee_file: sweep.json")
 	a, err := loadIn(t, dir, yml)
 	if err != nil {
@@ -262,62 +179,29 @@ func TestCapacityErrors(t *testing.T) {
 	}
 }
 
-// BenchmarkReadKneeFile reads the knee of a 3 MB sweep result: as bench
-// writes it (the knee first, read up to the first point) and with the
-// knee after every point (read token by token to the end).
-func BenchmarkReadKneeFile(b *testing.B) {
-	for _, kneeFirst := range []bool{true, false} {
-		b.Run(fmt.Sprintf("knee_first=%v", kneeFirst), func(b *testing.B) {
-			p := writeSweep(b, b.TempDir(), kneeFirst, 20, 15_000)
-			for b.Loop() {
-				if _, err := ReadKneeFile(p); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+// A knee file named by many targets is read once per load.
+func TestKneeFileReadOncePerLoad(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteSweep(t, dir, true, 2, 10)
+	yml := capacityConfig("      knee_file: sweep.json")
+	for _, name := range []string{"b", "c"} {
+		yml = strings.Replace(yml, "target_discovery:", `  - name: `+name+`
+    url: http://127.0.0.1:8000
+    model: m
+    modules: [chat]
+    server_metrics: {enabled: true, interval: 90s}
+    capacity: {knee_file: sweep.json}
+target_discovery:`, 1)
 	}
-}
-
-// FuzzKneeFile feeds arbitrary bytes as a knee file: never a panic, never
-// more than the caps; an accepted knee is within its bounds (no 5e-324: a
-// headroom of −Inf), its workload a short valid label
-// value and its lengths finite; a refusal is one line naming the file.
-func FuzzKneeFile(f *testing.F) {
-	for _, name := range []string{"testdata/bad/capacity_garbled.json", "testdata/bad/capacity_no_knee.json"} {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+	before := kneefile.Opens()
+	c, err := loadIn(t, dir, yml)
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.Add([]byte(`{"knee_achieved_request_rate": 3, "points": [{"llm_prober_workload": "w, seed 1", "burstiness": 0.5}, {`))
-	f.Add([]byte(`{"points": [[], {}], "knee_achieved_request_rate": 1e308, "knee_request_rate": "x"}`))
-	f.Add([]byte(`{"knee_achieved_request_rate": 2, "points": [{"llm_prober_workload": "` + strings.Repeat("é", 300) + `"}]}`))
-	f.Add([]byte(`{"knee_goodput_percent": 99, "llm_prober_knee_status": "found", "knee_request_rate": 4, "knee_achieved_request_rate": 3.9,
-		"points": [{"request_rate": "inf", "completed": 1}, {"request_rate": 4, "completed": 10, "total_input_tokens": 5120, "total_output_tokens": 1280,
-		"llm_prober_workload": "w\u00e9\ud800, seed 2", "burstiness": 1, "requests": [{"ttft": 0.1, "itls": [1e-3, 2E+1, -0.5]}, null, true, false]}]}`))
-	f.Add([]byte(`{"llm_prober_knee_status": "lower_bound", "llm_prober_knee_lower_bound_request_rate": 20, "knee_achieved_request_rate": 20}`))
-	f.Add([]byte(`{"knee_achieved_request_rate": 5e-324} `))
-	f.Add([]byte(`{"x": ` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `, "knee_achieved_request_rate": 1}`))
-	dir := f.TempDir()
-	f.Fuzz(func(t *testing.T, b []byte) {
-		p := filepath.Join(dir, "knee.json")
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		k, err := ReadKneeFile(p)
-		if err != nil {
-			if msg := err.Error(); !strings.HasPrefix(msg, p) || strings.Contains(msg, "\n") {
-				t.Errorf("error %q: not one line naming the file", msg)
-			}
-			return
-		}
-		if !(k.Rate >= MinKneeRate && k.Rate <= MaxKneeRate) || len(k.Workload) > maxWorkloadBytes || !utf8.ValidString(k.Workload) ||
-			math.IsInf(k.PromptMean, 0) || math.IsInf(k.OutputMean, 0) {
-			t.Errorf("knee %+v from %q", k, b)
-		}
-		if headroom := 1 - 1e9/k.Rate; math.IsInf(headroom, 0) || math.IsNaN(headroom) {
-			t.Errorf("knee %g makes the headroom %g", k.Rate, headroom)
-		}
-	})
+	if n := kneefile.Opens() - before; n != 1 || len(c.Targets) != 3 || c.Targets[2].Capacity.Knee != 8.25 {
+		t.Errorf("%d reads for %d targets naming the file (knee %g)", n, len(c.Targets), c.Targets[2].Capacity.Knee)
+	}
+	if _, err := loadIn(t, dir, yml); err != nil || kneefile.Opens()-before != 2 {
+		t.Errorf("a reload reads it again: %d reads, %v", kneefile.Opens()-before, err)
+	}
 }

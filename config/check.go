@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/llm-prober/llm-prober/capacity/kneefile"
 )
 
 // checker applies defaults and validates a decoded config. Defaults and
@@ -17,7 +19,7 @@ type checker struct {
 	file  string
 	lines map[string]int
 	errs  []*Error
-	knees kneeCache // the knee files this load read, by path
+	knees kneefile.Cache // the knee files this load read, by path
 }
 
 // Checks record every error in c.errs and those that return one also

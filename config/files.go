@@ -2,13 +2,11 @@ package config
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/llm-prober/llm-prober/internal/safefile"
 )
 
 // CheckFiles reports, as *Errors in file order, every file the config
@@ -111,28 +109,12 @@ func walkFiles(v reflect.Value, path string, isFile bool, fn func(path, name str
 }
 
 // readable opens name, refusing what would block (a FIFO) or is no file.
+// The check is on the opened descriptor (safefile.OpenRegular): a file
+// swapped for a FIFO after a stat would block a plain open forever.
 func readable(name string) error {
-	st, err := os.Stat(name)
-	switch {
-	case err != nil:
-		return cannotRead(err)
-	case st.IsDir():
-		return fmt.Errorf("%s is a directory", name)
-	case !st.Mode().IsRegular():
-		return fmt.Errorf("%s is not a regular file", name)
-	}
-	f, err := os.Open(name)
+	f, err := safefile.OpenRegular(name)
 	if err != nil {
-		return cannotRead(err)
+		return err
 	}
 	return f.Close()
-}
-
-// cannotRead drops the system call's name ("stat", "open") from err.
-func cannotRead(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("cannot read %s: %v", pe.Path, pe.Err)
-	}
-	return err
 }

@@ -70,7 +70,7 @@ fuzz() { go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=200x "
 fuzz FuzzReadStream 40000x ./prober/
 fuzz FuzzSSE 60000x ./prober/
 fuzz FuzzLoad 50000x ./config/
-fuzz FuzzKneeFile 50000x ./config/
+fuzz FuzzKneeFile 50000x ./capacity/kneefile/
 fuzz FuzzWriterRoundTrip 100000x ./internal/exposition/
 fuzz FuzzTrace 30000x ./loadtest/workload/
 fuzz FuzzWorkloadFile 60000x ./loadtest/workload/

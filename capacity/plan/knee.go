@@ -9,7 +9,7 @@ import (
 	"math"
 
 	"github.com/llm-prober/llm-prober/capacity"
-	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/capacity/kneefile"
 )
 
 // Knee is one replica's rate at the knee and the workload it was
@@ -25,11 +25,11 @@ type Knee struct {
 }
 
 // ReadKnee reads the knee of a sweep file with the daemon's reader
-// (config.ReadKneeFile): the achieved rate at the knee (completed req/s),
+// (kneefile.Read): the achieved rate at the knee (completed req/s),
 // as bench's own plan and the daemon's headroom use, and the workload and
 // mean lengths of the point run there.
 func ReadKnee(path string) (*Knee, error) {
-	ck, err := config.ReadKneeFile(path)
+	ck, err := kneefile.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("--knee-file: %w", err)
 	}

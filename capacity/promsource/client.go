@@ -59,7 +59,9 @@ func New(cfg Config) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus.url: %w", err)
 	}
-	return &Source{api: boundedAPI{API: v1.NewAPI(ac), timeout: cfg.Timeout, url: cfg.URL.Redacted()},
+	base := *cfg.URL
+	qc := &queryClient{client: client, base: &base, timeout: cfg.Timeout, budget: maxBytes}
+	return &Source{api: boundedAPI{API: streamAPI{API: v1.NewAPI(ac), qc: qc}, timeout: cfg.Timeout, url: cfg.URL.Redacted()},
 		cfg: cfg, url: cfg.URL.Redacted(), now: time.Now}, nil
 }
 

@@ -51,6 +51,9 @@ func hostileSoak(o options) error {
 	if err := os.WriteFile(secret, []byte(redirectSecret), 0o600); err != nil {
 		return err
 	}
+	if err := os.WriteFile(filepath.Join(dir, kneeFileName), []byte(goodKnee), 0o600); err != nil {
+		return err
+	}
 	cfgFile := filepath.Join(dir, "hostile.yml")
 	if err := os.WriteFile(cfgFile, []byte(hostileConfig(o, srv.info.Targets, secret, 1)), 0o600); err != nil {
 		return err
@@ -90,18 +93,22 @@ func hostileSoak(o options) error {
 	if err := stop(proc.cmd, proc.exited); err != nil {
 		h.problems = append(h.problems, err.Error())
 	}
-	if p := scanHostileLog(logFile.Name(), 4); p != "" {
+	if p := scanHostileLog(logFile.Name(), 8); p != "" {
 		h.problems = append(h.problems, "prober log: "+p)
 	}
 	printLoad("end")
 	h.report()
+	fmt.Println("\nplan and bench on hostile inputs (issue 32), one at a time, the prober stopped:")
+	if err := inputsChild(h.o, filepath.Join(dir, "inputs")); err != nil {
+		h.problems = append(h.problems, "hostile inputs: "+err.Error())
+	}
 	if len(h.problems) > 0 {
 		return errors.New(strings.Join(h.problems, "\n"))
 	}
 	return nil
 }
 
-// phases runs calm, hostile (with four reloads) and settle, printing a
+// phases runs calm, hostile (with its reloads) and settle, printing a
 // row every 30s.
 func (h *hostileRun) phases(proc *proberProcess, srv *serverProcess, rl *reloader) error {
 	start := time.Now()
@@ -128,11 +135,16 @@ func (h *hostileRun) phases(proc *proberProcess, srv *serverProcess, rl *reloade
 		func() reloadResult { return rl.good(2, "restore generation 2") },
 		func() reloadResult { return rl.hostile(manyKeys(), "2,000,000-key mapping") },
 		func() reloadResult { return rl.good(2, "restore generation 2") },
-		func() reloadResult { return rl.good(3, "good change (generation 3)") },
 	}
+	// Issue 32's: hostile knee files under the running config, then a
+	// file_sd file over the target cap.
+	steps = append(steps, rl.kneeSteps()...)
+	steps = append(steps, rl.fileSDStep(3),
+		func() reloadResult { return rl.good(3, "generation 3, no discovery") })
 	// At 1/5 the good change, at 2/5 and 3/5 two hostile configs and their
-	// restores, at 4/5 another good change.
-	at := []int{1, 2, 2, 2, 2, 3, 3, 3, 3, 4}
+	// restores, and the knee files; at 4/5 another good change, with the
+	// file_sd file, and without.
+	at := []int{1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 5}
 	for i, step := range steps {
 		if err := h.wait(proc, h.hostStart, h.o.duration*time.Duration(at[i])/5); err != nil {
 			return err

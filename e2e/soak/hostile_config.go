@@ -25,7 +25,8 @@ targets:
 		fmt.Fprintf(&b, "  - name: %s\n    url: %s\n    model: hostile\n    modules: [chat]\n    labels: {generation: %q}\n",
 			k.name, targets[k.name], generationLabel(generation))
 		if k.name == metricsKind {
-			b.WriteString("    server_metrics: {enabled: true}\n")
+			// The knee file is kneefile.go's: relative to the config.
+			b.WriteString("    server_metrics: {enabled: true}\n    capacity: {knee_file: " + kneeFileName + "}\n")
 		}
 		if k.name == "redirect" {
 			// Inline secrets are refused by the loader: from a file.

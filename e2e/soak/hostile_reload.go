@@ -32,7 +32,12 @@ type reloader struct {
 
 // good writes generation gen and expects the reload to apply it.
 func (r *reloader) good(gen int, what string) reloadResult {
-	if err := os.WriteFile(r.file, []byte(hostileConfig(r.o, r.targets, r.secret, gen)), 0o600); err != nil {
+	return r.goodText(gen, hostileConfig(r.o, r.targets, r.secret, gen), what)
+}
+
+// goodText writes text, generation gen, and expects the reload to apply it.
+func (r *reloader) goodText(gen int, text, what string) reloadResult {
+	if err := os.WriteFile(r.file, []byte(text), 0o600); err != nil {
 		return reloadResult{what: what, problem: err.Error()}
 	}
 	res := r.post(what)
@@ -53,17 +58,7 @@ func (r *reloader) hostile(text, what string) reloadResult {
 	if err := os.WriteFile(r.file, []byte(text), 0o600); err != nil {
 		return reloadResult{what: what, problem: err.Error()}
 	}
-	res := r.post(what)
-	switch {
-	case res.problem != "":
-	case res.status != http.StatusInternalServerError:
-		res.problem = fmt.Sprintf("hostile config: HTTP %d, want 500", res.status)
-	case res.took > r.o.hostile.reload:
-		res.problem = fmt.Sprintf("hostile config refused after %s (bound %s)", res.took, r.o.hostile.reload)
-	case res.shows != generationLabel(r.gen):
-		res.problem = fmt.Sprintf("/config shows %s after a refused reload, want %s", res.shows, generationLabel(r.gen))
-	}
-	return res
+	return r.refused(r.post(what))
 }
 
 func (r *reloader) post(what string) reloadResult {

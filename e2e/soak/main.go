@@ -3,7 +3,8 @@
 // vLLM server that injects every fault class at random, prints RSS,
 // goroutines and probe counts over time, reloads half-way and checks that
 // no counter ever decreases. With --hostile it probes ten hostile servers
-// instead (hostile.go) and checks memory, goroutines, files, readiness
+// instead (hostile.go), and then runs plan and bench on hostile inputs
+// (hostile_inputs.go; --inputs runs only those), and checks memory, goroutines, files, readiness
 // latency, probe overrun and failure reasons against fixed bounds. It exits
 // non-zero if a check fails. See docs/reliability.md.
 package main
@@ -29,7 +30,7 @@ type options struct {
 
 func main() {
 	var o options
-	var hostile, serve bool
+	var hostile, inputs, serve bool
 	flag.StringVar(&o.prober, "prober", "", "Path to the llm-prober binary (required; go build -o /tmp/llm-prober ./cmd/llm-prober).")
 	flag.IntVar(&o.targets, "targets", 1000, "Number of targets.")
 	flag.DurationVar(&o.duration, "duration", 30*time.Minute, "How long to run (--hostile: 10m).")
@@ -39,6 +40,7 @@ func main() {
 	flag.Float64Var(&o.faultRate, "fault-rate", 0.3, "Share of mock requests that get a fault, spread evenly over every fault class.")
 	flag.StringVar(&o.workDir, "work-dir", "", "Where to write the config and the prober's log (default: a temporary directory).")
 	flag.BoolVar(&hostile, "hostile", false, "Probe thirteen hostile servers instead of the mock (--targets and --fault-rate do not apply).")
+	flag.BoolVar(&inputs, "inputs", false, "Only run plan and bench on hostile Prometheus answers and files (what --hostile runs after the prober), a minute or two.")
 	o.hostile.register()
 	flag.BoolVar(&serve, "hostile-serve", false, "Internal: serve the hostile targets in this process (the --hostile run starts it).")
 	flag.Parse()
@@ -54,7 +56,10 @@ func main() {
 		os.Exit(2)
 	}
 	run := soak
-	if hostile {
+	switch {
+	case inputs:
+		run = inputsOnly
+	case hostile:
 		hostileDefaults(&o)
 		run = hostileSoak
 	}

@@ -21,7 +21,8 @@ import (
 )
 
 // Contradictory flags are refused before any network (exit 2), and an
-// unreachable Prometheus is a run error naming it (exit 1).
+// unreachable Prometheus is a run error naming it (exit 1); a missing
+// workload file is bad input (exit 2).
 func TestBenchDeriveFlags(t *testing.T) {
 	dir := t.TempDir()
 	wf := filepath.Join(dir, "w.json")
@@ -39,7 +40,7 @@ func TestBenchDeriveFlags(t *testing.T) {
 		{[]string{"--workload-from-prometheus"}, 2, "--prometheus.url"},
 		{[]string{"--workload-from-prometheus", "--prometheus.url", "http://127.0.0.1:1", "--selector", "target=a"}, 2, "--selector"},
 		{[]string{"--workload-from-prometheus", "--prometheus.url", "http://127.0.0.1:1"}, 1, "127.0.0.1:1"},
-		{[]string{"--workload-file", filepath.Join(dir, "missing.json")}, 1, "--workload-file"},
+		{[]string{"--workload-file", filepath.Join(dir, "missing.json")}, 2, "--workload-file: cannot read " + filepath.Join(dir, "missing.json")},
 	} {
 		code, _, log := benchCLI(t, append([]string{"--url", "http://127.0.0.1:1"}, c.args...)...)
 		if code != c.code || !strings.Contains(log, c.want) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/capacity/kneefile"
 	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -129,7 +129,7 @@ func TestBenchCLISweepInterruptWritesPoints(t *testing.T) {
 	if err != nil || len(sj.Points) != 1 || sj.Points[0]["llm_prober_cancelled"] != 4.0 || sj.Status != "interrupted" {
 		t.Errorf("sweep JSON: %v, status %q, %+v", err, sj.Status, sj.Points)
 	}
-	if _, err := config.ReadKneeFile(out); err == nil || !strings.Contains(err.Error(), "the sweep was interrupted before it found the knee") {
+	if _, err := kneefile.Read(out); err == nil || !strings.Contains(err.Error(), "the sweep was interrupted before it found the knee") {
 		t.Errorf("knee file of an interrupted sweep: %v", err)
 	}
 	if page := readReport(t, out+".html"); !strings.Contains(page, "0 succeeded, 0 failed, 4 cancelled") {

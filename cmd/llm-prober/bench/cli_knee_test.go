@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/capacity/kneefile"
 	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
@@ -67,7 +67,7 @@ func TestBenchCLISweepBelowSaturationIsALowerBound(t *testing.T) {
 	if len(ci) != 2 || ci[1] != nil {
 		t.Errorf("interval %v: want [lo, null] (no upper bound)", sj["llm_prober_knee_request_rate_ci95"])
 	}
-	for name, read := range map[string]func(string) (*config.Knee, error){"ReadKneeFile": config.ReadKneeFile} {
+	for name, read := range map[string]func(string) (*kneefile.Knee, error){"kneefile.Read": kneefile.Read} {
 		if k, err := read(out); err == nil || !strings.Contains(err.Error(), "knee above 20 req/s is a lower bound") {
 			t.Errorf("%s: knee %+v, err %v: want the lower bound refused", name, k, err)
 		}

@@ -59,7 +59,7 @@ func (env *benchEnv) deriveWorkload(ctx context.Context) error {
 	switch {
 	case d.File != "":
 		if d.derived, err = workload.LoadDerivedWorkload(d.File); err != nil {
-			return fmt.Errorf("--workload-file: %w", err)
+			return badFile{fmt.Errorf("--workload-file: %w", err)}
 		}
 	case d.FromPrometheus:
 		cfg, err := d.Prometheus.Config()

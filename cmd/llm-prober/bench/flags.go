@@ -32,7 +32,7 @@ type Command struct {
 func NewCommand(app *kingpin.Application) *Command {
 	b := &Command{}
 	c := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan. "+
-		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag; "+
+		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag, or a bad trace, dataset or workload file; "+
 		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed, or no rate of a sweep met the knee's goodput, or every rate did (the knee is above the top rate: a lower bound) (even without --fail-on).", 100*summary.MaxFailedShare))
 	b.cmd = c
 	// The run's flags are those of run, bench's default subcommand, not

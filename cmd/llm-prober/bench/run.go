@@ -22,7 +22,7 @@ import (
 // with it.
 const (
 	ExitError    = 1 // a run error, or an interrupt (the partial report is still printed and written)
-	ExitBadInput = 2 // a bad setting, checked before anything runs
+	ExitBadInput = 2 // a bad setting, checked before anything runs, or a bad trace, dataset or workload file
 	ExitFailOn   = 3 // a --fail-on condition held
 	// ExitFailed: the run's failures void it: no request succeeded, more
 	// than MaxFailedShare of a single run's requests failed, no rate of
@@ -99,7 +99,7 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 		return b.planOnly(env)
 	}
 	if err := env.deriveWorkload(ctx); err != nil {
-		return ExitError, err
+		return exitFor(err), err
 	}
 	env.drawSeed() // after the derived workload, which may ask for sharing
 	if env.target, env.client, err = b.benchTarget(ctx); err != nil {
@@ -115,7 +115,7 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 		if ctx.Err() != nil {
 			return ExitError, fmt.Errorf("%w (it came while prompts were sized: %v)", errNotStarted, err)
 		}
-		return ExitError, err
+		return exitFor(err), err
 	}
 	fmt.Fprintf(log, "target %s, model %s, %s; %s\n", env.target.RedactedURL(), env.target.Model, env.workload.Describe(), env.sizing.Describe())
 	if err := env.openCSV(); err != nil {

@@ -87,7 +87,7 @@ func (env *benchEnv) checkShape() error {
 func (s *ShapeConfig) trace(ctx context.Context, path string, seed int64, tk *prompt.Tokenizer, z *workload.Sizing, limit int, source string) (workload.Workload, *workload.Sizing, error) {
 	t, err := workload.LoadTrace(path, workload.TraceOptions{Scale: s.TraceScale, BlockSize: s.TraceBlock, Seed: seed, Tok: z})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fileError(ctx, err, path)
 	}
 	if err := t.CheckContext(limit, z.Overhead+z.Template, source); err != nil {
 		return nil, nil, err
@@ -148,7 +148,7 @@ func (s *ShapeConfig) conversations(ctx context.Context, b *Config, do workload.
 	if b.DatasetPath != "" {
 		z.Dataset = true
 		c, err := workload.LoadConversations(ctx, b.DatasetPath, s.Think, do)
-		return c, z, err
+		return c, z, fileError(ctx, err, b.DatasetPath)
 	}
 	syn := workload.NewSynthetic(b.InputTokens, b.OutputTokens, b.PrefixTokens, b.RangeRatio, b.Seed, z)
 	return &workload.Conversations{Think: s.Think, Syn: syn, Turns: s.Turns}, z, nil

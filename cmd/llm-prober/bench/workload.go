@@ -82,7 +82,7 @@ func (b *Config) workload(ctx context.Context, client *http.Client, t *config.Ta
 		} else {
 			d, err = workload.LoadJSONL(ctx, b.DatasetPath, do)
 		}
-		return d, z, err
+		return d, z, fileError(ctx, err, b.DatasetPath)
 	case "trace":
 		return b.Shape.trace(ctx, b.DatasetPath, b.Seed, tk, z, limit, source)
 	case "conversations":

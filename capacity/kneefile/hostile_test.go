@@ -1,4 +1,4 @@
-package config
+package kneefile
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // heapGrowth is the bytes fn allocates, all told.
@@ -42,14 +44,14 @@ func TestKneeFileNestedBrackets(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got error
-	alloc := heapGrowth(func() { _, got = ReadKneeFile(p) })
+	alloc := heapGrowth(func() { _, got = Read(p) })
 	if got == nil || got.Error() != p+":3: not JSON: nested more than 64 deep" {
 		t.Errorf("got %v", got)
 	}
 	if err := os.WriteFile(p, []byte("{\"points\": "+strings.Repeat("[", 1000)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadKneeFile(p); err == nil || err.Error() != p+":1: points[0]: want an object" {
+	if _, err := Read(p); err == nil || err.Error() != p+":1: points[0]: want an object" {
 		t.Errorf("points: %v", err)
 	}
 	if alloc > 4<<20 {
@@ -60,10 +62,10 @@ func TestKneeFileNestedBrackets(t *testing.T) {
 // A large sweep with the knee at its end is read in bounded memory: the
 // per-request arrays are skipped, never held.
 func TestKneeFileMemoryBounded(t *testing.T) {
-	p := writeSweep(t, t.TempDir(), false, 10, 200_000) // ~20 MB
+	p := testutil.WriteSweep(t, t.TempDir(), false, 10, 200_000) // ~20 MB
 	var k *Knee
 	var err error
-	alloc := heapGrowth(func() { k, err = ReadKneeFile(p) })
+	alloc := heapGrowth(func() { k, err = Read(p) })
 	if err != nil || k.Rate != 8.25 {
 		t.Fatalf("%+v, %v", k, err)
 	}
@@ -95,7 +97,7 @@ func TestKneeFileNumbers(t *testing.T) {
 		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if k, err := ReadKneeFile(p); err == nil || !strings.HasPrefix(err.Error(), p+":") || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		if k, err := Read(p); err == nil || !strings.HasPrefix(err.Error(), p+":") || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%.80s: knee %+v, err %v; want one line with %q", body, k, err, want)
 		}
 	}
@@ -110,7 +112,7 @@ func TestKneeFileLowerBoundRefused(t *testing.T) {
 	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, read := range []func(string) (*Knee, error){ReadKneeFile} {
+	for _, read := range []func(string) (*Knee, error){Read} {
 		if k, err := read(p); err == nil || err.Error() != p+": knee above 20 req/s is a lower bound, not a knee: no rate of the sweep failed; rerun bench --sweep with higher --rates" {
 			t.Errorf("knee %+v, %v", k, err)
 		}
@@ -118,7 +120,7 @@ func TestKneeFileLowerBoundRefused(t *testing.T) {
 	if err := os.WriteFile(p, []byte(`{"llm_prober_knee_status": "maybe", "knee_achieved_request_rate": 3}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadKneeFile(p); err == nil || !strings.Contains(err.Error(), `unknown status "maybe"`) {
+	if _, err := Read(p); err == nil || !strings.Contains(err.Error(), `unknown status "maybe"`) {
 		t.Errorf("unknown status: %v", err)
 	}
 }
@@ -134,7 +136,7 @@ func TestKneeFileFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	if _, err := ReadKneeFile(fifo); err == nil || err.Error() != fifo+" is not a regular file (p---------)" {
+	if _, err := Read(fifo); err == nil || err.Error() != fifo+" is not a regular file (p---------)" {
 		t.Errorf("FIFO: %v", err)
 	}
 	// The race: a path that flips between a file and a FIFO.
@@ -175,7 +177,7 @@ func TestKneeFileFIFO(t *testing.T) {
 	}()
 	fifos := 0
 	for range 2000 {
-		if _, err := ReadKneeFile(p); err != nil && strings.Contains(err.Error(), "not a regular file") {
+		if _, err := Read(p); err != nil && strings.Contains(err.Error(), "not a regular file") {
 			fifos++
 		}
 	}
@@ -185,32 +187,5 @@ func TestKneeFileFIFO(t *testing.T) {
 	<-flipped
 	if hung {
 		t.Error("a read hung on the FIFO")
-	}
-}
-
-// A knee file named by many targets is read once per load.
-func TestKneeFileReadOncePerLoad(t *testing.T) {
-	dir := t.TempDir()
-	writeSweep(t, dir, true, 2, 10)
-	yml := capacityConfig("      knee_file: sweep.json")
-	for _, name := range []string{"b", "c"} {
-		yml = strings.Replace(yml, "target_discovery:", `  - name: `+name+`
-    url: http://127.0.0.1:8000
-    model: m
-    modules: [chat]
-    server_metrics: {enabled: true, interval: 90s}
-    capacity: {knee_file: sweep.json}
-target_discovery:`, 1)
-	}
-	before := kneeFileOpens.Load()
-	c, err := loadIn(t, dir, yml)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := kneeFileOpens.Load() - before; n != 1 || len(c.Targets) != 3 || c.Targets[2].Capacity.Knee != 8.25 {
-		t.Errorf("%d reads for %d targets naming the file (knee %g)", n, len(c.Targets), c.Targets[2].Capacity.Knee)
-	}
-	if _, err := loadIn(t, dir, yml); err != nil || kneeFileOpens.Load()-before != 2 {
-		t.Errorf("a reload reads it again: %d reads, %v", kneeFileOpens.Load()-before, err)
 	}
 }

@@ -1,4 +1,4 @@
-package config
+package jsonscan
 
 import (
 	"bufio"
@@ -10,13 +10,13 @@ import (
 	"unicode/utf8"
 )
 
-// jsonScanner reads one JSON document a byte at a time under caps:
+// Scanner reads one JSON document a byte at a time under caps:
 // bytes read, nesting depth, and (by its callers) elements kept. It
 // holds only the values asked for, never a skipped one, and counts lines
 // for errors. encoding/json's Decoder buffers a whole value to decode it
 // and grows a stack per bracket with no bound (a 60 MiB file of '['
 // cost ~2 GiB), and its Token walks a skipped array ~20× slower.
-type jsonScanner struct {
+type Scanner struct {
 	r     *bufio.Reader
 	line  int
 	left  int64 // bytes that may still be read
@@ -26,42 +26,47 @@ type jsonScanner struct {
 
 // Caps of a scanned document.
 const (
-	maxJSONDepth     = 64  // a sweep result nests 5 deep
-	maxJSONKeyBytes  = 128 // longer keys are none the reader looks for
-	maxJSONNumberLen = 64  // a longer number is refused where it is read
+	MaxDepth     = 64  // a sweep result nests 5 deep
+	MaxKeyBytes  = 128 // longer keys are none the reader looks for
+	MaxNumberLen = 64  // a longer number is refused where it is read
 )
 
-// errJSONCap: the byte cap was reached (the caller names the file).
-var errJSONCap = errors.New("over the byte cap")
+// ErrCap: the byte cap was reached (the caller names the file or answer).
+var ErrCap = errors.New("over the byte cap")
 
-// errJSONEnd: the document ended inside a value.
-var errJSONEnd = errors.New("the JSON ends early")
+// ErrEnd: the document ended inside a value (or, from End, none began).
+var ErrEnd = errors.New("the JSON ends early")
 
-// jsonSyntaxError is bad JSON at a line.
-type jsonSyntaxError struct {
-	line int
-	msg  string
+// SyntaxError is bad JSON at a line.
+type SyntaxError struct {
+	Line int
+	Msg  string
 }
 
-func (e *jsonSyntaxError) Error() string { return e.msg }
+func (e *SyntaxError) Error() string { return e.Msg }
 
-func newJSONScanner(r io.Reader, limit int64) *jsonScanner {
-	return &jsonScanner{r: bufio.NewReaderSize(r, 64<<10), line: 1, left: limit, limit: limit}
+// New reads r, at most limit bytes of it.
+func New(r io.Reader, limit int64) *Scanner {
+	return &Scanner{r: bufio.NewReaderSize(r, 64<<10), line: 1, left: limit, limit: limit}
 }
 
-func (s *jsonScanner) syntax(format string, args ...any) error {
-	return &jsonSyntaxError{line: s.line, msg: fmt.Sprintf(format, args...)}
+// Line is the line the scanner is on (1-based), for errors.
+func (s *Scanner) Line() int { return s.line }
+
+// Syntax is a *SyntaxError at the current line.
+func (s *Scanner) Syntax(format string, args ...any) error {
+	return &SyntaxError{Line: s.line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // next reads one byte.
-func (s *jsonScanner) next() (byte, error) {
+func (s *Scanner) next() (byte, error) {
 	if s.left <= 0 {
-		return 0, errJSONCap
+		return 0, ErrCap
 	}
 	c, err := s.r.ReadByte()
 	switch {
 	case err == io.EOF:
-		return 0, errJSONEnd
+		return 0, ErrEnd
 	case err != nil:
 		return 0, err
 	}
@@ -72,8 +77,8 @@ func (s *jsonScanner) next() (byte, error) {
 	return c, nil
 }
 
-// nonSpace reads past white space to the next byte.
-func (s *jsonScanner) nonSpace() (byte, error) {
+// NonSpace reads past white space to the next byte.
+func (s *Scanner) NonSpace() (byte, error) {
 	for {
 		c, err := s.next()
 		if err != nil || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
@@ -82,79 +87,79 @@ func (s *jsonScanner) nonSpace() (byte, error) {
 	}
 }
 
-// end checks that only white space follows the document.
-func (s *jsonScanner) end() error {
-	c, err := s.nonSpace()
+// End checks that only white space follows the document.
+func (s *Scanner) End() error {
+	c, err := s.NonSpace()
 	switch {
-	case errors.Is(err, errJSONEnd):
+	case errors.Is(err, ErrEnd):
 		return nil
 	case err != nil:
 		return err
 	}
-	return s.syntax("%q after the end of the JSON document", c)
+	return s.Syntax("%q after the end of the JSON document", c)
 }
 
-func (s *jsonScanner) enter() error {
-	if s.depth++; s.depth > maxJSONDepth {
-		return s.syntax("nested more than %d deep", maxJSONDepth)
+func (s *Scanner) enter() error {
+	if s.depth++; s.depth > MaxDepth {
+		return s.Syntax("nested more than %d deep", MaxDepth)
 	}
 	return nil
 }
 
-// object reads an object whose '{' was read, calling member with each key
+// Object reads an object whose '{' was read, calling member with each key
 // and the first byte of its value, which member must read whole.
-func (s *jsonScanner) object(member func(key string, c byte) error) error {
+func (s *Scanner) Object(member func(key string, c byte) error) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
 	defer func() { s.depth-- }()
-	c, err := s.nonSpace()
+	c, err := s.NonSpace()
 	if err != nil || c == '}' {
 		return err
 	}
 	for {
 		if c != '"' {
-			return s.syntax("want a key, got %q", c)
+			return s.Syntax("want a key, got %q", c)
 		}
-		key, err := s.str(maxJSONKeyBytes)
+		key, err := s.Str(MaxKeyBytes)
 		if err != nil {
 			return err
 		}
-		if c, err = s.nonSpace(); err != nil {
+		if c, err = s.NonSpace(); err != nil {
 			return err
 		} else if c != ':' {
-			return s.syntax("want ':' after key %q, got %q", key, c)
+			return s.Syntax("want ':' after key %q, got %q", key, c)
 		}
-		if c, err = s.nonSpace(); err != nil {
+		if c, err = s.NonSpace(); err != nil {
 			return err
 		}
 		if err := member(key, c); err != nil {
 			return err
 		}
-		if c, err = s.nonSpace(); err != nil {
+		if c, err = s.NonSpace(); err != nil {
 			return err
 		}
 		switch c {
 		case '}':
 			return nil
 		case ',':
-			if c, err = s.nonSpace(); err != nil {
+			if c, err = s.NonSpace(); err != nil {
 				return err
 			}
 		default:
-			return s.syntax("want ',' or '}' after %q's value, got %q", key, c)
+			return s.Syntax("want ',' or '}' after %q's value, got %q", key, c)
 		}
 	}
 }
 
-// array reads an array whose '[' was read, calling elem with each
+// Array reads an array whose '[' was read, calling elem with each
 // element's index and first byte; elem must read the element whole.
-func (s *jsonScanner) array(elem func(i int, c byte) error) error {
+func (s *Scanner) Array(elem func(i int, c byte) error) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
 	defer func() { s.depth-- }()
-	c, err := s.nonSpace()
+	c, err := s.NonSpace()
 	if err != nil || c == ']' {
 		return err
 	}
@@ -162,30 +167,30 @@ func (s *jsonScanner) array(elem func(i int, c byte) error) error {
 		if err := elem(i, c); err != nil {
 			return err
 		}
-		if c, err = s.nonSpace(); err != nil {
+		if c, err = s.NonSpace(); err != nil {
 			return err
 		}
 		switch c {
 		case ']':
 			return nil
 		case ',':
-			if c, err = s.nonSpace(); err != nil {
+			if c, err = s.NonSpace(); err != nil {
 				return err
 			}
 		default:
-			return s.syntax("want ',' or ']' in an array, got %q", c)
+			return s.Syntax("want ',' or ']' in an array, got %q", c)
 		}
 	}
 }
 
-// skip reads one value starting with c, keeping nothing.
-func (s *jsonScanner) skip(c byte) error {
+// Skip reads one value starting with c, keeping nothing.
+func (s *Scanner) Skip(c byte) error {
 	switch {
 	case c == '"':
-		_, err := s.str(0)
+		_, err := s.Str(0)
 		return err
 	case c == '-' || c >= '0' && c <= '9':
-		_, err := s.number(c, false)
+		_, err := s.Number(c, false)
 		return err
 	case c == 't':
 		return s.literal("true"[1:])
@@ -194,43 +199,53 @@ func (s *jsonScanner) skip(c byte) error {
 	case c == 'n':
 		return s.literal("null"[1:])
 	case c == '[':
-		return s.array(func(_ int, c byte) error { return s.skip(c) })
+		return s.Array(func(_ int, c byte) error { return s.Skip(c) })
 	case c == '{':
-		return s.object(func(_ string, c byte) error { return s.skip(c) })
+		return s.Object(func(_ string, c byte) error { return s.Skip(c) })
 	}
-	return s.syntax("unexpected %q", c)
+	return s.Syntax("unexpected %q", c)
 }
 
-func (s *jsonScanner) literal(rest string) error {
+func (s *Scanner) literal(rest string) error {
 	for i := range len(rest) {
 		c, err := s.next()
 		if err != nil {
 			return err
 		}
 		if c != rest[i] {
-			return s.syntax("unexpected %q in a literal", c)
+			return s.Syntax("unexpected %q in a literal", c)
 		}
 	}
 	return nil
 }
 
-// str reads a string whose '"' was read, returning at most about keep
+// Str reads a string whose '"' was read, returning at most about keep
 // bytes of it (decoded; cut on a character boundary, then by the caller
-// on a rune's).
-func (s *jsonScanner) str(keep int) (string, error) {
-	var out []byte
+// on a rune's). As encoding/json does, invalid UTF-8 becomes U+FFFD, so a
+// kept string is always a valid label value.
+func (s *Scanner) Str(keep int) (string, error) {
+	out, err := s.AppendStr(nil, keep)
+	if err != nil {
+		return "", err
+	}
+	return strings.ToValidUTF8(string(out), "\uFFFD"), nil
+}
+
+// AppendStr reads a string whose '"' was read, appending at most about
+// keep bytes of it, decoded but unchecked for UTF-8, to dst: with a
+// buffer of the caller's, a short string costs no allocation.
+func (s *Scanner) AppendStr(dst []byte, keep int) ([]byte, error) {
+	out, keep := dst, len(dst)+keep
 	for {
 		c, err := s.next()
 		if err != nil {
-			return "", err
+			return dst, err
 		}
 		switch {
 		case c == '"':
-			// As encoding/json does: invalid UTF-8 becomes U+FFFD, so a
-			// kept string is always a valid label value.
-			return strings.ToValidUTF8(string(out), "\uFFFD"), nil
+			return out, nil
 		case c < 0x20:
-			return "", s.syntax("control character %q in a string", c)
+			return dst, s.Syntax("control character %q in a string", c)
 		case c != '\\':
 			if len(out) < keep {
 				out = append(out, c)
@@ -238,7 +253,7 @@ func (s *jsonScanner) str(keep int) (string, error) {
 			continue
 		}
 		if c, err = s.next(); err != nil {
-			return "", err
+			return dst, err
 		}
 		var r rune
 		switch c {
@@ -258,16 +273,16 @@ func (s *jsonScanner) str(keep int) (string, error) {
 			var hex [4]byte
 			for i := range hex {
 				if hex[i], err = s.next(); err != nil {
-					return "", err
+					return dst, err
 				}
 			}
 			v, err := strconv.ParseUint(string(hex[:]), 16, 16)
 			if err != nil {
-				return "", s.syntax("bad escape %q", `\u`+string(hex[:]))
+				return dst, s.Syntax("bad escape %q", `\u`+string(hex[:]))
 			}
-			r = rune(v) // a lone surrogate becomes U+FFFD below
+			r = rune(v) // a lone surrogate becomes U+FFFD
 		default:
-			return "", s.syntax("bad escape %q", `\`+string(c))
+			return dst, s.Syntax("bad escape %q", `\`+string(c))
 		}
 		if len(out) < keep {
 			out = utf8.AppendRune(out, r)
@@ -275,10 +290,10 @@ func (s *jsonScanner) str(keep int) (string, error) {
 	}
 }
 
-// number reads a number starting with c and, with parse, parses it
-// (NaN-free: JSON has none); one longer than maxJSONNumberLen is read but
+// Number reads a number starting with c and, with parse, parses it
+// (NaN-free: JSON has none); one longer than MaxNumberLen is read but
 // not parsed. A skipped number is only checked.
-func (s *jsonScanner) number(c byte, parse bool) (float64, error) {
+func (s *Scanner) Number(c byte, parse bool) (float64, error) {
 	var nb numBuf
 	add := nb.add
 	add(c)
@@ -296,7 +311,7 @@ func (s *jsonScanner) number(c byte, parse bool) (float64, error) {
 			return 0, err
 		}
 	default:
-		return 0, s.syntax("bad number")
+		return 0, s.Syntax("bad number")
 	}
 	if ok, err := s.accept('.', 0); err != nil {
 		return 0, err
@@ -305,7 +320,7 @@ func (s *jsonScanner) number(c byte, parse bool) (float64, error) {
 		if k, err := s.digits(&nb); err != nil {
 			return 0, err
 		} else if k == 0 {
-			return 0, s.syntax("bad number: no digit after '.'")
+			return 0, s.Syntax("bad number: no digit after '.'")
 		}
 	}
 	if ok, err := s.accept('e', 'E'); err != nil {
@@ -322,12 +337,12 @@ func (s *jsonScanner) number(c byte, parse bool) (float64, error) {
 		if k, err := s.digits(&nb); err != nil {
 			return 0, err
 		} else if k == 0 {
-			return 0, s.syntax("bad number: no digit in the exponent")
+			return 0, s.Syntax("bad number: no digit in the exponent")
 		}
 	}
 	switch {
 	case nb.n > len(nb.b):
-		return 0, s.syntax("a number of %d characters", nb.n)
+		return 0, s.Syntax("a number of %d characters", nb.n)
 	case !parse:
 		return 0, nil
 	}
@@ -336,9 +351,9 @@ func (s *jsonScanner) number(c byte, parse bool) (float64, error) {
 	return v, nil
 }
 
-// numBuf holds a number's first maxJSONNumberLen bytes and counts all.
+// numBuf holds a number's first MaxNumberLen bytes and counts all.
 type numBuf struct {
-	b [maxJSONNumberLen]byte
+	b [MaxNumberLen]byte
 	n int
 }
 
@@ -352,10 +367,10 @@ func (nb *numBuf) add(c byte) {
 // accept reads the next byte if it is a or b (b 0: a only); the end of
 // the input is no error here (the caller's next read reports it), the
 // byte cap is.
-func (s *jsonScanner) accept(a, b byte) (bool, error) {
+func (s *Scanner) accept(a, b byte) (bool, error) {
 	c, err := s.next()
 	switch {
-	case err == errJSONEnd: // a sentinel, never wrapped
+	case err == ErrEnd: // a sentinel, never wrapped
 		return false, nil
 	case err != nil:
 		return false, err
@@ -367,11 +382,11 @@ func (s *jsonScanner) accept(a, b byte) (bool, error) {
 }
 
 // digits reads a run of decimal digits into nb.
-func (s *jsonScanner) digits(nb *numBuf) (int, error) {
+func (s *Scanner) digits(nb *numBuf) (int, error) {
 	for k := 0; ; k++ {
 		c, err := s.next()
 		switch {
-		case err == errJSONEnd: // a sentinel, never wrapped
+		case err == ErrEnd: // a sentinel, never wrapped
 			return k, nil
 		case err != nil:
 			return k, err
@@ -384,7 +399,7 @@ func (s *jsonScanner) digits(nb *numBuf) (int, error) {
 }
 
 // unread puts back the byte next just read.
-func (s *jsonScanner) unread(c byte) {
+func (s *Scanner) unread(c byte) {
 	_ = s.r.UnreadByte()
 	s.left++
 	if c == '\n' {

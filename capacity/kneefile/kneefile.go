@@ -1,4 +1,4 @@
-package config
+package kneefile
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sync/atomic"
 
+	"github.com/llm-prober/llm-prober/internal/jsonscan"
 	"github.com/llm-prober/llm-prober/internal/safefile"
 )
 
@@ -29,17 +30,17 @@ type Knee struct {
 	PromptMean, OutputMean float64
 }
 
-// MaxKneeFileBytes caps what is read of a knee file: a sweep result holds
+// MaxBytes caps what is read of a knee file: a sweep result holds
 // every request of every point and can be large, but its knee keys come
 // first and reading stops once they and the knee's point are found.
-const MaxKneeFileBytes = 64 << 20
+const MaxBytes = 64 << 20
 
 // Bounds of a knee file's numbers, checked where they enter: a knee
-// outside [MinKneeRate, MaxKneeRate] req/s is no measurement (5e-324
+// outside [MinRate, MaxRate] req/s is no measurement (5e-324
 // made the headroom −Inf).
 const (
-	MinKneeRate = 1e-6
-	MaxKneeRate = 1e9
+	MinRate = 1e-6
+	MaxRate = 1e9
 )
 
 // maxWorkloadBytes caps the workload kept from the file: it is a label value.
@@ -48,26 +49,28 @@ const maxWorkloadBytes = 256
 // maxPoints bounds a sweep's points (a sweep has tens).
 const maxPoints = 10_000
 
-// ReadKneeFile reads the knee of a sweep result at name and the point at
+// Read reads the knee of a sweep result at name and the point at
 // the knee (its workload and burstiness, which the daemon's
 // llm_prober_capacity_knee_info shows): one bounded reader for the
 // daemon and `llm-prober plan --knee-file`.
-func ReadKneeFile(name string) (*Knee, error) { return readKneeFile(name, MaxKneeFileBytes) }
+func Read(name string) (*Knee, error) { return read(name, MaxBytes) }
 
-// kneeCache holds the knee files one config load has read: a file named
-// by many targets is read once per reload.
-type kneeCache map[string]kneeRead
+// Cache holds the knee files one config load has read: a file named by
+// many targets is read once per reload. The zero value is not usable:
+// make one per load (Cache{}).
+type Cache map[string]kneeRead
 
 type kneeRead struct {
 	k   *Knee
 	err error
 }
 
-func (c kneeCache) read(name string) (*Knee, error) {
+// Read reads name, or returns what an earlier Read of it returned.
+func (c Cache) Read(name string) (*Knee, error) {
 	if r, ok := c[name]; ok {
 		return r.k, r.err
 	}
-	k, err := ReadKneeFile(name)
+	k, err := Read(name)
 	c[name] = kneeRead{k, err}
 	return k, err
 }
@@ -86,32 +89,36 @@ type kneeScan struct {
 // errKneeDone stops the scan once everything is found.
 var errKneeDone = errors.New("done")
 
-// kneeFileOpens counts the knee files opened (tests: once per load).
-var kneeFileOpens atomic.Int64
+// opens counts the knee files opened.
+var opens atomic.Int64
 
-func readKneeFile(name string, limit int64) (*Knee, error) {
-	kneeFileOpens.Add(1)
+// Opens is how many knee files this process has opened (tests check a
+// file is read once per config load).
+func Opens() int64 { return opens.Load() }
+
+func read(name string, limit int64) (*Knee, error) {
+	opens.Add(1)
 	f, err := safefile.OpenRegular(name)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
-	s := newJSONScanner(f, limit)
+	s := jsonscan.New(f, limit)
 	ks := &kneeScan{k: &Knee{PromptMean: math.NaN(), OutputMean: math.NaN()}, found: map[string]bool{}}
 	err = ks.scan(s)
-	var se *jsonSyntaxError
+	var se *jsonscan.SyntaxError
 	var ve *kneeValueError
 	switch {
 	case errors.As(err, &se):
-		return nil, fmt.Errorf("%s:%d: not JSON: %s", name, se.line, se.msg)
+		return nil, fmt.Errorf("%s:%d: not JSON: %s", name, se.Line, se.Msg)
 	case errors.As(err, &ve):
 		return nil, fmt.Errorf("%s:%d: %s", name, ve.line, ve.msg)
-	case errors.Is(err, errJSONCap) && ks.found["knee_achieved_request_rate"] && ks.found["knee_request_rate"]:
+	case errors.Is(err, jsonscan.ErrCap) && ks.found["knee_achieved_request_rate"] && ks.found["knee_request_rate"]:
 		// The knee, but not its point, within the cap: the knee without
 		// its workload.
-	case errors.Is(err, errJSONCap):
+	case errors.Is(err, jsonscan.ErrCap):
 		return nil, fmt.Errorf("%s: no knee in the first %d MiB", name, limit>>20)
-	case errors.Is(err, errJSONEnd):
+	case errors.Is(err, jsonscan.ErrEnd):
 		return nil, fmt.Errorf("%s: the JSON ends early", name)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %v", name, err)
@@ -154,25 +161,25 @@ type kneeValueError struct {
 
 func (e *kneeValueError) Error() string { return e.msg }
 
-func (s *jsonScanner) valueErr(format string, args ...any) error {
-	return &kneeValueError{line: s.line, msg: fmt.Sprintf(format, args...)}
+func valueErr(s *jsonscan.Scanner, format string, args ...any) error {
+	return &kneeValueError{line: s.Line(), msg: fmt.Sprintf(format, args...)}
 }
 
 // scan reads the top-level object; the per-request arrays are skipped
 // byte by byte and never held. It stops once the knee keys and the
 // knee's point are read (bench writes the knee first).
-func (ks *kneeScan) scan(s *jsonScanner) error {
-	c, err := s.nonSpace()
+func (ks *kneeScan) scan(s *jsonscan.Scanner) error {
+	c, err := s.NonSpace()
 	if err != nil {
 		return err
 	}
 	if c != '{' {
-		return s.syntax("expected '{', got %q", c)
+		return s.Syntax("expected '{', got %q", c)
 	}
-	err = s.object(func(key string, c byte) error {
+	err = s.Object(func(key string, c byte) error {
 		switch key {
 		case "knee_achieved_request_rate", "knee_request_rate":
-			v, err := s.rate(key, c)
+			v, err := rate(s, key, c)
 			if key == "knee_request_rate" {
 				ks.k.Offered = v
 			} else {
@@ -181,35 +188,35 @@ func (ks *kneeScan) scan(s *jsonScanner) error {
 			ks.found[key] = true
 			return err
 		case "knee_goodput_percent":
-			v, err := s.num(key, c)
+			v, err := num(s, key, c)
 			if err == nil && !(v > 0 && v <= 100) {
-				err = s.valueErr("%s must be in (0, 100], got %g", key, v)
+				err = valueErr(s, "%s must be in (0, 100], got %g", key, v)
 			}
 			ks.k.GoodputPercent, ks.found[key] = v, true
 			return err
 		case "llm_prober_knee_status":
 			if c != '"' {
-				return s.valueErr("%s: want a string", key)
+				return valueErr(s, "%s: want a string", key)
 			}
-			v, err := s.str(32)
+			v, err := s.Str(32)
 			if err == nil && v != "found" && v != "lower_bound" && v != "not_found" && v != "interrupted" {
-				err = s.valueErr("%s: unknown status %q (want found, lower_bound, not_found or interrupted)", key, v)
+				err = valueErr(s, "%s: unknown status %q (want found, lower_bound, not_found or interrupted)", key, v)
 			}
 			ks.status = v
 			return err
 		case "llm_prober_knee_lower_bound_request_rate":
-			v, err := s.num(key, c)
+			v, err := num(s, key, c)
 			ks.lowerBound = v
 			return err
 		case "points":
 			if c != '[' {
-				return s.valueErr("points: want an array")
+				return valueErr(s, "points: want an array")
 			}
 			if err := ks.readPoints(s); err != nil {
 				return err
 			}
 		default:
-			return s.skip(c)
+			return s.Skip(c)
 		}
 		if ks.done() {
 			return errKneeDone
@@ -222,7 +229,7 @@ func (ks *kneeScan) scan(s *jsonScanner) error {
 	case err != nil:
 		return err
 	}
-	return s.end()
+	return s.End()
 }
 
 // done: the knee keys and the knee's point are in hand.
@@ -231,25 +238,25 @@ func (ks *kneeScan) done() bool {
 }
 
 // num reads a finite number (a JSON number cannot be NaN; 1e999 is +Inf).
-func (s *jsonScanner) num(key string, c byte) (float64, error) {
+func num(s *jsonscan.Scanner, key string, c byte) (float64, error) {
 	if c != '-' && (c < '0' || c > '9') {
-		if err := s.skip(c); err != nil {
+		if err := s.Skip(c); err != nil {
 			return 0, err
 		}
-		return 0, s.valueErr("%s: want a number", key)
+		return 0, valueErr(s, "%s: want a number", key)
 	}
-	v, err := s.number(c, true)
+	v, err := s.Number(c, true)
 	if err == nil && math.IsInf(v, 0) {
-		err = s.valueErr("%s: %g is out of range", key, v)
+		err = valueErr(s, "%s: %g is out of range", key, v)
 	}
 	return v, err
 }
 
-// rate reads a knee rate in [MinKneeRate, MaxKneeRate].
-func (s *jsonScanner) rate(key string, c byte) (float64, error) {
-	v, err := s.num(key, c)
-	if err == nil && !(v >= MinKneeRate && v <= MaxKneeRate) {
-		err = s.valueErr("%s must be a rate between %g and %g req/s, got %g", key, MinKneeRate, MaxKneeRate, v)
+// rate reads a knee rate in [MinRate, MaxRate].
+func rate(s *jsonscan.Scanner, key string, c byte) (float64, error) {
+	v, err := num(s, key, c)
+	if err == nil && !(v >= MinRate && v <= MaxRate) {
+		err = valueErr(s, "%s must be a rate between %g and %g req/s, got %g", key, MinRate, MaxRate, v)
 	}
 	return v, err
 }
@@ -281,13 +288,13 @@ func (p *point) describe() string {
 // readPoints reads the points array one point at a time, keeping the one
 // at the knee's offered rate, or, when the knee keys come after the
 // points, every point with a rate (at most maxPoints, each small).
-func (ks *kneeScan) readPoints(s *jsonScanner) error {
-	return s.array(func(i int, c byte) error {
+func (ks *kneeScan) readPoints(s *jsonscan.Scanner) error {
+	return s.Array(func(i int, c byte) error {
 		if i >= maxPoints {
-			return s.valueErr("points: more than %d", maxPoints)
+			return valueErr(s, "points: more than %d", maxPoints)
 		}
 		if c != '{' {
-			return s.valueErr("points[%d]: want an object", i)
+			return valueErr(s, "points[%d]: want an object", i)
 		}
 		p, err := readPoint(s, i)
 		switch {
@@ -308,15 +315,15 @@ func (ks *kneeScan) readPoints(s *jsonScanner) error {
 
 // readPoint reads one point object whose '{' was read, keeping what point
 // holds and skipping the rest (its per-request arrays).
-func readPoint(s *jsonScanner, i int) (point, error) {
+func readPoint(s *jsonscan.Scanner, i int) (point, error) {
 	var p point
-	err := s.object(func(key string, c byte) error {
+	err := s.Object(func(key string, c byte) error {
 		var err error
 		switch key {
 		case "completed", "total_input_tokens", "total_output_tokens":
 			var v float64
-			if v, err = s.num(fmt.Sprintf("points[%d].%s", i, key), c); err == nil && v < 0 {
-				err = s.valueErr("points[%d].%s must not be negative, got %g", i, key, v)
+			if v, err = num(s, fmt.Sprintf("points[%d].%s", i, key), c); err == nil && v < 0 {
+				err = valueErr(s, "points[%d].%s must not be negative, got %g", i, key, v)
 			}
 			switch key {
 			case "completed":
@@ -328,26 +335,26 @@ func readPoint(s *jsonScanner, i int) (point, error) {
 			}
 		case "request_rate":
 			if c == '"' { // "inf": a closed loop
-				_, err = s.str(0)
+				_, err = s.Str(0)
 				return err
 			}
 			var v float64
-			if v, err = s.num(fmt.Sprintf("points[%d].%s", i, key), c); err == nil {
+			if v, err = num(s, fmt.Sprintf("points[%d].%s", i, key), c); err == nil {
 				p.rate = &v
 			}
 		case "llm_prober_workload":
 			if c != '"' {
-				return s.valueErr("points[%d].%s: want a string", i, key)
+				return valueErr(s, "points[%d].%s: want a string", i, key)
 			}
-			p.workload, err = s.str(4 * maxWorkloadBytes)
+			p.workload, err = s.Str(4 * maxWorkloadBytes)
 			p.hasWorkload = true
 		case "burstiness":
 			var v float64
-			if v, err = s.num(fmt.Sprintf("points[%d].%s", i, key), c); err == nil {
+			if v, err = num(s, fmt.Sprintf("points[%d].%s", i, key), c); err == nil {
 				p.burstiness = &v
 			}
 		default:
-			err = s.skip(c)
+			err = s.Skip(c)
 		}
 		return err
 	})

@@ -1,0 +1,57 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// A trace, dataset or workload file that cannot be read or does not parse
+// is bad input: exit 2 like a bad flag (it was 1, a run error), with one
+// error line that names the file, and its line where the reader knows it.
+func TestBenchCLIBadFileExits2(t *testing.T) {
+	url := mocktarget.Serve(t, mockvllm.DefaultOptions(), nil)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	future := write("future.jsonl", `{"timestamp": 0, "input_length": 10, "output_length": 5}`+"\n"+
+		`{"timestamp": 1e300, "input_length": 10, "output_length": 5}`+"\n")
+	csv := write("bad.csv", "Timestamp,Model,Request tokens,Response tokens\n0,m,10,5\nsoon,m,10,5\n")
+	jsonl := write("bad.jsonl", `{"prompt": "hello there", "output_tokens": 4}`+"\n"+`{"prompt": `+"\n")
+	share := write("share.json", `{"not": "an array"}`)
+	wf := write("w.json", "{\n  \"version\": 1,\n  \"request_rate\": nope\n}\n")
+	missing := filepath.Join(dir, "missing.jsonl")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dataset-name", "trace", "--dataset-path", future}, future + ":2: timestamp 1e+300"},
+		{[]string{"--dataset-name", "trace", "--dataset-path", csv}, csv + ":3: the Timestamp \"soon\" is not a number"},
+		{[]string{"--dataset-name", "trace", "--dataset-path", fifo}, fifo + " is not a regular file"},
+		{[]string{"--dataset-name", "trace", "--dataset-path", missing}, "cannot read " + missing},
+		{[]string{"--dataset-name", "jsonl", "--dataset-path", jsonl}, jsonl + ":2: "},
+		{[]string{"--dataset-name", "sharegpt", "--dataset-path", share}, share + ": not a ShareGPT JSON array"},
+		{[]string{"--dataset-name", "conversations", "--api", "chat", "--dataset-path", share}, share + ": not a ShareGPT JSON array"},
+		{[]string{"--workload-file", wf}, "--workload-file: " + wf + ":3: not a workload file"},
+	} {
+		code, _, log := benchCLI(t, append([]string{"--url", url, "--num-prompts", "2", "--progress", "off"}, c.args...)...)
+		line := log[strings.LastIndex(strings.TrimSuffix(log, "\n"), "\n")+1:]
+		if code != ExitBadInput || !strings.HasPrefix(line, "error: ") || !strings.Contains(line, c.want) {
+			t.Errorf("%q: exit %d, want %d with %q on the last line:\n%s", c.args, code, ExitBadInput, c.want, log)
+		}
+	}
+}
