@@ -92,6 +92,7 @@ func (m *Metrics) Init(target, model, module string, interval time.Duration, slo
 func (m *Metrics) InitSchedule(t *config.Target, mod *config.Module) {
 	m.Init(t.Name, t.Model, mod.Name, time.Duration(t.Interval), map[string]time.Duration{
 		"ttft": time.Duration(mod.SLO.TTFT), "tpot": time.Duration(mod.SLO.TPOT), "e2el": time.Duration(mod.SLO.E2EL),
+		"max_itl": time.Duration(mod.SLO.MaxITL),
 	})
 	m.configurePrefill(t, mod)
 }
