@@ -49,7 +49,8 @@ func (c Config) latencyNumbers(short string) string {
 	m, args := c.matchers("job", "instance", "target", "model", "location")
 	metric := `{{ $h := "llm_prober_e2e_latency_seconds" }}` +
 		`{{ if eq $labels.slo "ttft" }}{{ $h = "llm_prober_time_to_first_token_seconds" }}` +
-		`{{ else if eq $labels.slo "tpot" }}{{ $h = "llm_prober_time_per_output_token_seconds" }}{{ end }}`
+		`{{ else if eq $labels.slo "tpot" }}{{ $h = "llm_prober_time_per_output_token_seconds" }}` +
+		`{{ else if eq $labels.slo "max_itl" }}{{ $h = "llm_prober_max_inter_token_latency_seconds" }}{{ end }}`
 	thresholds := `{{ with query (printf "max by (module) (llm_prober_slo_seconds{` + m + `, slo=%q})" ` + args + ` $labels.slo) }}` +
 		` Threshold: ` + perModule + `.{{ end }}`
 	p90 := `{{ with query (printf "histogram_quantile(0.9, sum by (module) (rate(%s{` + m + `}[` + short + `]))) or histogram_quantile(0.9, sum by (le, module) (rate(%s_bucket{` + m + `}[` + short + `])))" ` +
