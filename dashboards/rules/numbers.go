@@ -40,6 +40,15 @@ func (c Config) serverNow() string {
 			` KV cache now: {{ $v | humanizePercentage }} used.`, "job", "instance", "target", "model")
 }
 
+// preemptionsNow states the server's preemption rate over the last 5m,
+// the first suspect of a stall: a preempted request waits mid-answer for
+// its recompute.
+func (c Config) preemptionsNow() string {
+	return c.queried(`60 * sum(rate(llm_prober_server_preemptions_total{M}[5m]))`,
+		` Server preemptions over the last 5m: {{ $v | humanize }} a minute (a preempted request stalls mid-answer while it is recomputed).`,
+		"job", "instance", "target", "model")
+}
+
 // perModule lists a query's samples as "module value, ...".
 const perModule = `{{ range $i, $s := . }}{{ if $i }}, {{ end }}{{ $s.Labels.module }} {{ $s.Value | humanizeDuration }}{{ end }}`
 

@@ -202,8 +202,11 @@ and on (<TM>)
 )
 ` + targetPresent)
 			numbers := ""
-			if a.name == "LLMProberLatencyBudgetBurn" || a.name == "LLMProberStreamStallBudgetBurn" {
+			switch a.name {
+			case "LLMProberLatencyBudgetBurn":
 				numbers = c.latencyNumbers(w.Short)
+			case "LLMProberStreamStallBudgetBurn":
+				numbers = c.latencyNumbers(w.Short) + c.preemptionsNow()
 			}
 			expr = strings.NewReplacer("LONG", w.Long, "SHORT", w.Short, "{SLO}", "{"+a.sloMatch+"}", "F *", f+" *").Replace(expr)
 			g.Rules = append(g.Rules, Rule{
