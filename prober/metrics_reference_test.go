@@ -59,7 +59,7 @@ func newRefMetrics(reg prometheus.Registerer) *refMetrics {
 		tpot:    refHistogram("time_per_output_token_seconds", "Per-probe (E2E latency - TTFT) / (output tokens - 1) (TPOT); probes with at most one output token are not observed.", ITLBuckets),
 		itl:     refHistogram("inter_token_latency_seconds", "Gaps between consecutive chunks of generated output after the first (ITL), one per chunk as in vllm bench serve; per-token speed is TPOT.", ITLBuckets),
 		e2el:    refHistogram("e2e_latency_seconds", "Time from sending the request to the end of the stream (E2EL).", E2EBuckets),
-		maxITL:  refHistogram("max_inter_token_latency_seconds", "Per-probe longest gap between consecutive chunks of generated output (the max_itl SLO's measure: a mid-answer stall); probes with fewer than two content chunks are not observed.", ITLBuckets),
+		maxITL:  refHistogram("max_inter_token_latency_seconds", "Per-probe longest gap between consecutive chunks of generated output (the max_itl SLO's measure: a mid-answer stall); probes with fewer than two content chunks are not observed.", MaxITLBuckets),
 
 		probes:       refCounter("probes_total", "Probes finished, successful or not."),
 		good:         refCounter("probes_good_total", "Probes that succeeded and met every configured SLO (good probes: their rate is goodput, their share of probes_total SLO attainment)."),

@@ -37,7 +37,7 @@ var histSpecs = [numHists]*exposition.HistogramSpec{
 	histTPOT:    newSpec(ITLBuckets),
 	histITL:     newSpec(ITLBuckets),
 	histE2EL:    newSpec(E2EBuckets),
-	histMaxITL:  newSpec(ITLBuckets),
+	histMaxITL:  newSpec(MaxITLBuckets),
 }
 
 func newSpec(bounds []float64) *exposition.HistogramSpec {
