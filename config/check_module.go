@@ -72,9 +72,10 @@ func (c *checker) module(name string, m *Module) {
 	}
 	// YAML durations cannot be negative (model.ParseDuration has no sign);
 	// this guards configs built in Go.
-	if min(m.SLO.TTFT, m.SLO.TPOT, m.SLO.E2EL) < 0 {
+	if min(m.SLO.TTFT, m.SLO.TPOT, m.SLO.E2EL, m.SLO.MaxITL) < 0 {
 		c.errf(path+".slo", "SLOs must not be negative")
 	}
+	c.maxITL(path+".slo.max_itl", m)
 	if v := m.Validators.MinOutputTokens; v < 0 || v > m.MaxTokens {
 		c.errf(path+".validators.min_output_tokens", "min_output_tokens %d must be between 0 and max_tokens %d", v, m.MaxTokens)
 	}

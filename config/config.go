@@ -69,6 +69,10 @@ type SLO struct {
 	TTFT model.Duration `yaml:"ttft,omitempty"`
 	TPOT model.Duration `yaml:"tpot,omitempty"`
 	E2EL model.Duration `yaml:"e2el,omitempty"`
+	// MaxITL bounds the longest gap between consecutive content chunks of
+	// one probe (not the wait for the first): a mid-answer stall that a
+	// mean such as TPOT hides.
+	MaxITL model.Duration `yaml:"max_itl,omitempty"`
 }
 
 // Validators check the generated output of a successful stream.

@@ -77,7 +77,7 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 			q{expr: burnRate("6h"), legend: "6h {{target}} {{model}} {{location}}"},
 			q{expr: recorded("target_model:llm_prober_slo_period_burn_rate:ratio", `, slo="goodput"`), legend: period + " {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Error ratio by SLO",
-			"Fraction of probes that failed (availability), and per latency SLO (ttft, tpot, e2el) the fraction of the probes of modules with that SLO that missed it: succeeded over the threshold, or timed out after waiting past it (before the first token: ttft and e2el; while decoding: e2el).",
+			"Fraction of probes that failed (availability), and per latency SLO (ttft, tpot, e2el, max_itl) the fraction of the probes of modules with that SLO that missed it: succeeded over the threshold, or timed out after waiting past it (before the first token: ttft and e2el; while decoding: e2el, and max_itl when the gap left open passed it).",
 			"percentunit", 12, 7, tsOpts{min: zero},
 			q{expr: e(`sum by (location, target, model) (rate(llm_prober_probe_failures_total{SEL}[$__rate_interval]))
 / sum by (location, target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "availability {{target}} {{model}} {{location}}"},
@@ -115,6 +115,13 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 			append(quantiles("llm_prober_e2e_latency_seconds", "target, model", true),
 				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="e2el"})`), legend: "SLO {{target}} {{model}}"})...).
 			OverrideByRegexp("^SLO ", sloLineStyle)).
+		WithPanel(p.ts("Worst gap between tokens (max_itl), per target",
+			"Distribution over the probes of each one's longest gap between two content chunks (llm_prober_max_inter_token_latency_seconds): a mid-answer stall (preemption, a long prefill batched in, a buffering proxy) that the mean of TPOT hides. p99 over the dashed max_itl SLO line means more than 1 % of the probes froze longer than allowed. Exemplars carry the probe_id of a stalled probe."+successOnly,
+			"s", 24, 8, tsOpts{min: zero},
+			append(quantiles("llm_prober_max_inter_token_latency_seconds", "target, model", true),
+				q{expr: e(`max by (target, model) (llm_prober_slo_seconds{SEL, slo="max_itl"})`), legend: "SLO {{target}} {{model}}"})...).
+			OverrideByRegexp("^SLO ", sloLineStyle).
+			NoValue(noSuccess)).
 		WithRow(p.row("Failures and probe volume")).
 		WithPanel(p.ts("Failures by reason",
 			"Failed probes per second by reason (dns, connect, tls, timeout_* by phase, http_4xx, rate_limited, http_5xx, stream errors, validation, ...). Reasons with no failure in the dashboard range are hidden.",

@@ -16,6 +16,9 @@
 // saturates and latency climbs past a knee that Options.SaturationRate
 // computes from the settings alone.
 //
+// DecodeStall freezes every Nth request mid-answer for a set time, so that
+// stall SLOs (max_itl) can be tested against a known stall.
+//
 // Prefix caching is either a fixed hit rate (PrefixCacheHitRate) or, with
 // PrefixCacheBlocks set, a simulation of vLLM's: prompts hashed in chained
 // blocks (salted by cache_salt), the longest cached run of leading blocks

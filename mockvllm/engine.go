@@ -22,6 +22,9 @@ type request struct {
 	target         int           // tokens to generate
 	arrival        time.Time
 	wake           chan struct{} // "state may have changed", cap 1
+	stall          time.Duration // injected decode stall (DecodeStall), 0: none
+	stallAfter     int           // output tokens before the stall
+	stalled        bool          // the stall happened (owned by the run goroutine)
 
 	// guarded by engine.mu
 	state          reqState

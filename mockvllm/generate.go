@@ -127,6 +127,8 @@ func (g *gen) serve(r *http.Request) {
 	if eos := max(s.o.EOSAfter, body.MinTokens); s.o.EOSAfter > 0 && !body.IgnoreEOS && eos < maxTok {
 		g.req.target, g.reason = eos, "stop"
 	}
+	g.req.stall, g.req.stallAfter = s.pickStall()
+	g.tr.Stall = g.req.stall
 	if g.fault == FaultEmpty {
 		g.req.target, g.reason = 0, "stop"
 	}

@@ -112,6 +112,9 @@ type Options struct {
 	FaultAfterChunks int
 	// StallTimeout caps how long a stall fault holds a request open.
 	StallTimeout time.Duration
+	// DecodeStall injects mid-stream generation stalls every so many
+	// requests (see DecodeStall).
+	DecodeStall DecodeStall
 	// EngineDead starts the server with a dead engine: /health answers 503
 	// and generation requests 500. See Server.SetEngineDead.
 	EngineDead bool

@@ -55,7 +55,7 @@ func (e *engine) run(ctx context.Context, r *request, reason string, step stepFu
 			if !e.grow(r) {
 				break
 			}
-			due = due.Add(e.o.ITL.sample(e.rng) + e.batchDelay())
+			due = r.stallDue(due.Add(e.o.ITL.sample(e.rng)+e.batchDelay()), total)
 		}
 	}
 }

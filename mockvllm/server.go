@@ -22,6 +22,7 @@ type Server struct {
 	mux     *http.ServeMux
 	dead    atomic.Bool
 	resets  atomic.Int64 // POST /reset_prefix_cache calls
+	stalls  atomic.Int64 // generation requests counted for DecodeStall
 	closed  chan struct{}
 	once    sync.Once
 	started time.Time

@@ -66,6 +66,10 @@ type Trace struct {
 	CachedTokens     int
 	CompletionTokens int
 	Preemptions      int
+	// Stall is the decode stall injected into this request (DecodeStall);
+	// 0 if none was due. It was served only if the output passed the
+	// stall token.
+	Stall time.Duration
 }
 
 // traceStore keeps the most recent traces in a ring so a long demo does

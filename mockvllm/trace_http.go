@@ -19,6 +19,7 @@ type traceJSON struct {
 	CachedTokens     int         `json:"cached_tokens"`
 	CompletionTokens int         `json:"completion_tokens"`
 	Preemptions      int         `json:"preemptions"`
+	StallMs          float64     `json:"stall_ms,omitempty"` // injected decode stall (--stall-every)
 	Arrival          int64       `json:"arrival_unix_ns"`
 	Scheduled        int64       `json:"scheduled_unix_ns"`
 	FirstToken       int64       `json:"first_token_unix_ns"`
@@ -68,7 +69,7 @@ func (s *Server) handleTrace(w http.ResponseWriter, r *http.Request) {
 	}
 	out := traceJSON{ID: t.ID, Endpoint: t.Endpoint, Stream: t.Stream, Fault: string(t.Fault), Status: t.Status,
 		FinishReason: t.FinishReason, PromptTokens: t.PromptTokens, CachedTokens: t.CachedTokens,
-		CompletionTokens: t.CompletionTokens, Preemptions: t.Preemptions,
+		CompletionTokens: t.CompletionTokens, Preemptions: t.Preemptions, StallMs: float64(t.Stall) / 1e6,
 		Arrival: unixNano(t.Arrival), Scheduled: unixNano(t.Scheduled), FirstToken: unixNano(t.FirstToken),
 		HeadersWritten: unixNano(t.HeadersWritten), End: unixNano(t.End),
 		QueueMs: sinceMs(t.Arrival, t.Scheduled), E2ELMs: sinceMs(t.Arrival, t.End),

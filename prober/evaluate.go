@@ -14,7 +14,7 @@ const (
 )
 
 // SLO names, used as the slo label.
-var SLONames = []string{"ttft", "tpot", "e2el"}
+var SLONames = []string{"ttft", "tpot", "e2el", "max_itl"}
 
 // Validators lists every validator name, for pre-initialising counters.
 var Validators = []string{ValidatorOutputRegex, ValidatorMinOutputTokens}
@@ -43,5 +43,6 @@ func Evaluate(r *Result, m *config.Module) {
 	check("ttft", time.Duration(m.SLO.TTFT), r.TTFT)
 	check("tpot", time.Duration(m.SLO.TPOT), r.TPOT)
 	check("e2el", time.Duration(m.SLO.E2EL), r.E2EL)
+	check("max_itl", time.Duration(m.SLO.MaxITL), r.MaxITL)
 	r.Good = len(r.SLOViolations) == 0
 }

@@ -23,6 +23,11 @@ import (
 var (
 	TTFTBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560}
 	ITLBuckets  = []float64{0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.0075, 0.01, 0.0125, 0.015, 0.0175, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.06, 0.075, 0.1, 0.125, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80}
+	// MaxITLBuckets bound a probe's worst gap: stalls of 25 ms to 80 s,
+	// densest around the 0.1-2 s where max_itl SLOs sit. Half the ITL
+	// bounds, as every bound is a series per target; the native buckets
+	// carry the detail.
+	MaxITLBuckets = []float64{0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 20, 40, 80}
 	// HeadersBuckets are vLLM's TTFT bounds: headers come in milliseconds,
 	// and nobody takes percentiles of them to a few per cent.
 	HeadersBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560}
@@ -92,6 +97,7 @@ func (m *Metrics) Init(target, model, module string, interval time.Duration, slo
 func (m *Metrics) InitSchedule(t *config.Target, mod *config.Module) {
 	m.Init(t.Name, t.Model, mod.Name, time.Duration(t.Interval), map[string]time.Duration{
 		"ttft": time.Duration(mod.SLO.TTFT), "tpot": time.Duration(mod.SLO.TPOT), "e2el": time.Duration(mod.SLO.E2EL),
+		"max_itl": time.Duration(mod.SLO.MaxITL),
 	})
 	m.configurePrefill(t, mod)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func benchSchedules(m *Metrics, n int) {
 			id := fmt.Sprintf("%016x", i*10+k+1)
 			m.Record(&Result{ID: id, Trace: NewTraceContext(id), Target: tg, Model: "llama-3-8b", Module: "chat",
 				Headers: 3 * time.Millisecond, TTFT: time.Duration(50+7*k) * time.Millisecond, HasTTFT: true,
-				ITL: itl, TPOT: 20 * time.Millisecond, E2EL: 350 * time.Millisecond,
+				ITL: itl, MaxITL: slices.Max(itl), ContentChunks: len(itl) + 1, TPOT: 20 * time.Millisecond, E2EL: 350 * time.Millisecond,
 				OutputTokens: 16, PromptTokens: 11, UsageReported: true, Good: true}, end.Add(time.Duration(k)*time.Minute))
 		}
 	}

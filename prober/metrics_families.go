@@ -68,6 +68,7 @@ var families = []family{
 		func(s *schedule) float64 { return s.cachedTokens }),
 	histogram("llm_prober_e2e_latency_seconds", "Time from sending the request to the end of the stream (E2EL).", histE2EL),
 	histogram("llm_prober_inter_token_latency_seconds", "Gaps between consecutive chunks of generated output after the first (ITL), one per chunk as in vllm bench serve; per-token speed is TPOT.", histITL),
+	histogram("llm_prober_max_inter_token_latency_seconds", "Per-probe longest gap between consecutive chunks of generated output (the max_itl SLO's measure: a mid-answer stall); probes with fewer than two content chunks are not observed.", histMaxITL),
 	gauge("llm_prober_last_probe_success", "1 if the last probe succeeded, else 0.",
 		func(s *schedule) bool { return s.probed }, func(s *schedule) float64 { return s.lastSuccess }),
 	gauge("llm_prober_last_probe_timestamp_seconds", "Unix time when the last probe finished.",
@@ -83,7 +84,7 @@ var families = []family{
 		func(s *schedule) []float64 { return s.failures }),
 	gauge("llm_prober_probe_interval_seconds", "Configured probe interval.", always,
 		func(s *schedule) float64 { return s.interval }),
-	counter("llm_prober_probes_good_total", "Probes that succeeded and met every configured SLO (goodput).",
+	counter("llm_prober_probes_good_total", "Probes that succeeded and met every configured SLO (good probes: their rate is goodput, their share of probes_total SLO attainment).",
 		func(s *schedule) float64 { return s.good }),
 	counters("llm_prober_probes_skipped_total",
 		"Scheduled probes not run: the previous run overran the interval (overlap) or no slot was free under max_concurrent_probes (concurrency_limit).",
@@ -101,7 +102,7 @@ var families = []family{
 				}
 			}
 		}},
-	counters("llm_prober_slo_violations_total", "Probes that missed an SLO, by SLO: successful ones over the threshold, and ones that timed out after waiting past it (TTFT and E2EL before the first token, E2EL while decoding).", sloLabels,
+	counters("llm_prober_slo_violations_total", "Probes that missed an SLO, by SLO: successful ones over the threshold, and ones that timed out after waiting past it (TTFT and E2EL before the first token, E2EL and max_itl, the gap left open included, while decoding).", sloLabels,
 		func(s *schedule) []float64 { return s.sloViolations }),
 	histogram("llm_prober_time_per_output_token_seconds", "Per-probe (E2E latency - TTFT) / (output tokens - 1) (TPOT); probes with at most one output token are not observed.", histTPOT),
 	histogram("llm_prober_time_to_first_token_seconds", "Time from sending the request to the first chunk with generated output (TTFT).", histTTFT),

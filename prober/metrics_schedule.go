@@ -23,6 +23,7 @@ const (
 	histTPOT
 	histITL
 	histE2EL
+	histMaxITL
 	numHists
 )
 
@@ -36,6 +37,7 @@ var histSpecs = [numHists]*exposition.HistogramSpec{
 	histTPOT:    newSpec(ITLBuckets),
 	histITL:     newSpec(ITLBuckets),
 	histE2EL:    newSpec(E2EBuckets),
+	histMaxITL:  newSpec(MaxITLBuckets),
 }
 
 func newSpec(bounds []float64) *exposition.HistogramSpec {
@@ -106,7 +108,7 @@ func (s *schedule) record(r *Result, end time.Time) {
 		s.failures[i]++
 		s.lastSuccess = 0
 		if !r.Start.IsZero() {
-			for _, name := range timeoutViolations(r.Reason, end.Sub(r.Start), s.slo) {
+			for _, name := range timeoutViolations(r, end.Sub(r.Start), s.slo) {
 				s.sloViolations[slices.Index(SLONames, name)]++
 			}
 		}
@@ -127,6 +129,9 @@ func (s *schedule) record(r *Result, end time.Time) {
 	s.observe(histE2EL, r.E2EL, ex, end)
 	if r.OutputTokens > 1 {
 		s.observe(histTPOT, r.TPOT, ex, end)
+	}
+	if r.ContentChunks > 1 {
+		s.observe(histMaxITL, r.MaxITL, ex, end)
 	}
 	itl := s.hist(histITL, end)
 	for _, d := range r.ITL {

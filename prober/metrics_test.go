@@ -19,15 +19,15 @@ import (
 func recordedRegistry() prometheus.Gatherer {
 	reg := prometheus.NewPedanticRegistry()
 	m := NewMetrics(reg)
-	m.Init("vllm-a", "llama", "chat", 15*time.Second, map[string]time.Duration{"ttft": 500 * time.Millisecond, "e2el": 2 * time.Second})
+	m.Init("vllm-a", "llama", "chat", 15*time.Second, map[string]time.Duration{"ttft": 500 * time.Millisecond, "e2el": 2 * time.Second, "max_itl": 80 * time.Millisecond})
 	end := time.Unix(1700000000, 0)
 	m.Record(&Result{
 		ID: "abc", Target: "vllm-a", Model: "llama", Module: "chat",
 		Headers: 3 * time.Millisecond, TTFT: 120 * time.Millisecond, HasTTFT: true,
 		ITL:  []time.Duration{20 * time.Millisecond, 30 * time.Millisecond, 90 * time.Millisecond},
-		TPOT: 45 * time.Millisecond, E2EL: 3 * time.Second,
+		TPOT: 45 * time.Millisecond, E2EL: 3 * time.Second, MaxITL: 90 * time.Millisecond, ContentChunks: 4,
 		OutputTokens: 4, PromptTokens: 11, CachedTokens: 8, UsageReported: true,
-		SLOViolations: []string{"e2el"},
+		SLOViolations: []string{"e2el", "max_itl"},
 	}, end)
 	m.Record(&Result{ID: "def", Target: "vllm-a", Model: "llama", Module: "chat",
 		Reason: ReasonRateLimited, Err: errors.New("HTTP 429")}, end.Add(15*time.Second))

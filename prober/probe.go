@@ -205,8 +205,9 @@ func readStream(body io.Reader, r *Result) error {
 			return errTooManyChunks
 		default:
 			r.ITL = append(r.ITL, now-prev)
+			r.MaxITL = max(r.MaxITL, now-prev)
 		}
-		prev = now
+		prev, r.LastChunk = now, now
 		r.ContentChunks++
 		if output.Len() < MaxOutputBytes {
 			output.WriteString(p.content)

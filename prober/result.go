@@ -19,7 +19,12 @@ type Result struct {
 	HasTTFT    bool
 	ITL        []time.Duration // per-token gaps after the first token
 	TPOT       time.Duration   // (E2EL − TTFT)/(OutputTokens − 1); 0 if ≤ 1 token
-	E2EL       time.Duration   // time to the end of the stream
+	// MaxITL is the longest of the ITL gaps (0 with fewer than two
+	// content chunks); LastChunk the arrival of the last content chunk,
+	// from which a timeout while decoding has its open gap.
+	MaxITL    time.Duration
+	LastChunk time.Duration
+	E2EL      time.Duration // time to the end of the stream
 
 	OutputTokens  int
 	PromptTokens  int
@@ -36,7 +41,7 @@ type Result struct {
 	Err    error
 
 	// Filled in by Evaluate for successful probes.
-	SLOViolations      []string // "ttft", "tpot", "e2el"
+	SLOViolations      []string // "ttft", "tpot", "e2el", "max_itl"
 	ValidationFailures []string // validator names
 	Good               bool     // succeeded and met every configured SLO
 	// Warmup is set (server_restart, failure_streak) for a probe of the

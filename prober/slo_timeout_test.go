@@ -47,14 +47,17 @@ func TestTimedOutProbesCountAsSLOViolations(t *testing.T) {
 		want       map[string]float64
 	}{
 		{"hangs before the first token", []event{hang},
-			map[string]time.Duration{"ttft": 50 * time.Millisecond, "tpot": time.Millisecond, "e2el": 100 * time.Millisecond},
-			ReasonTimeoutFirstToken, map[string]float64{"ttft": 1, "tpot": 0, "e2el": 1}},
+			map[string]time.Duration{"ttft": 50 * time.Millisecond, "tpot": time.Millisecond, "e2el": 100 * time.Millisecond, "max_itl": 50 * time.Millisecond},
+			ReasonTimeoutFirstToken, map[string]float64{"ttft": 1, "tpot": 0, "e2el": 1, "max_itl": 0}},
 		{"hangs while decoding", []event{{raw: chunk}, hang},
-			map[string]time.Duration{"ttft": 50 * time.Millisecond, "tpot": time.Millisecond, "e2el": 100 * time.Millisecond},
-			ReasonTimeoutDecode, map[string]float64{"ttft": 0, "tpot": 0, "e2el": 1}},
+			map[string]time.Duration{"ttft": 50 * time.Millisecond, "tpot": time.Millisecond, "e2el": 100 * time.Millisecond, "max_itl": 100 * time.Millisecond},
+			ReasonTimeoutDecode, map[string]float64{"ttft": 0, "tpot": 0, "e2el": 1, "max_itl": 1}},
 		{"timeout shorter than the SLOs", []event{hang},
 			map[string]time.Duration{"ttft": time.Hour, "e2el": time.Hour},
-			ReasonTimeoutFirstToken, map[string]float64{"ttft": 0, "tpot": 0, "e2el": 0}},
+			ReasonTimeoutFirstToken, map[string]float64{"ttft": 0, "tpot": 0, "e2el": 0, "max_itl": 0}},
+		{"decode timeout shorter than max_itl", []event{{raw: chunk}, hang},
+			map[string]time.Duration{"e2el": time.Hour, "max_itl": time.Hour},
+			ReasonTimeoutDecode, map[string]float64{"e2el": 0, "max_itl": 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

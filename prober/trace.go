@@ -35,8 +35,8 @@ func (r *Result) traceEnd() {
 	case !r.Success():
 		r.trace("probe failed", "reason", r.Reason, "err", r.Err)
 	case len(r.SLOViolations) > 0:
-		r.trace("probe succeeded but missed SLOs", "slo", r.SLOViolations, "ttft", r.TTFT, "tpot", r.TPOT)
+		r.trace("probe succeeded but missed SLOs", "slo", r.SLOViolations, "ttft", r.TTFT, "tpot", r.TPOT, "max_itl", r.MaxITL)
 	default:
-		r.trace("probe succeeded", "ttft", r.TTFT, "tpot", r.TPOT, "e2el", r.E2EL)
+		r.trace("probe succeeded", "ttft", r.TTFT, "tpot", r.TPOT, "e2el", r.E2EL, "max_itl", r.MaxITL)
 	}
 }

@@ -114,6 +114,13 @@ func probePhases(e *prober.HistoryEntry) string {
 	row("TTFT", measured(res.HasTTFT, res.TTFT))
 	row("TPOT", measured(res.TPOT > 0, res.TPOT))
 	row("E2E latency", measured(ended, res.E2EL))
+	if res.Reason == prober.ReasonTimeoutDecode && res.HasTTFT && !e.End.IsZero() {
+		// The gap still open at the timeout counts against max_itl too.
+		open := e.End.Sub(res.Start) - res.LastChunk
+		row("Worst gap (max_itl)", fmt.Sprintf("at least %s (the gap open since the last content chunk when the probe timed out)", roundDuration(max(res.MaxITL, open))))
+	} else {
+		row("Worst gap (max_itl)", measured(res.ContentChunks > 1, res.MaxITL))
+	}
 	if s := e.ITL; s.Count > 0 {
 		r := roundDuration
 		row("ITL", fmt.Sprintf("%d gaps, min %s, p50 %s, p90 %s, max %s, mean %s", s.Count, r(s.Min), r(s.P50), r(s.P90), r(s.Max), r(s.Mean)))

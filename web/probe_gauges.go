@@ -38,9 +38,12 @@ func probeRegistry(res *prober.Result, end time.Time) *prometheus.Registry {
 		if res.OutputTokens > 1 {
 			gauge("probe_llm_time_per_output_token_seconds", "(E2EL - TTFT) / (output tokens - 1) (TPOT).", res.TPOT.Seconds())
 		}
+		if res.ContentChunks > 1 {
+			gauge("probe_llm_max_inter_token_latency_seconds", "Longest gap between consecutive content chunks (what the max_itl SLO judges).", res.MaxITL.Seconds())
+		}
 		gauge("probe_llm_output_tokens", "Output tokens: the server's usage when reported, else the content chunks.", float64(res.OutputTokens))
 		gauge("probe_llm_prompt_tokens", "Prompt tokens in the server's usage (0 when not reported).", float64(res.PromptTokens))
-		gauge("probe_llm_slo_met", "Whether the probe met every SLO configured on its module (goodput).", boolFloat(res.Good))
+		gauge("probe_llm_slo_met", "Whether the probe met every SLO configured on its module (a good probe).", boolFloat(res.Good))
 		return reg
 	}
 	reason := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "probe_llm_failure_info",

@@ -33,7 +33,7 @@ type statusRow struct {
 	HasHour   bool
 	Server    status.ServerSummary
 	HasServer bool
-	SLO       struct{ TTFT, TPOT, E2EL time.Duration } // 0: not set
+	SLO       struct{ TTFT, TPOT, E2EL, MaxITL time.Duration } // 0: not set
 }
 
 // failing is the last probe's outcome: failures sort first.
@@ -94,7 +94,7 @@ func (page *statusPage) count() {
 }
 
 // statusRows lists every job, worst first: last probe failed, then the
-// lowest success and goodput ratios of the hour.
+// lowest success ratio and SLO attainment of the hour.
 func (u *UI) statusRows() []statusRow {
 	cfg := u.config()
 	if cfg == nil {
@@ -108,6 +108,7 @@ func (u *UI) statusRows() []statusRow {
 		r.Server, r.HasServer = u.o.Board.Server(j.Target)
 		if m := cfg.Modules[j.Module]; m != nil {
 			r.SLO.TTFT, r.SLO.TPOT, r.SLO.E2EL = time.Duration(m.SLO.TTFT), time.Duration(m.SLO.TPOT), time.Duration(m.SLO.E2EL)
+			r.SLO.MaxITL = time.Duration(m.SLO.MaxITL)
 		}
 		rows = append(rows, r)
 	}
@@ -210,10 +211,10 @@ svg.spark{display:block;fill:#36c;stroke:#36c;stroke-width:1.2}svg.spark polylin
 <p><b class="{{if .Failing}}fail{{else}}ok{{end}}">{{.Failing}} of {{.Total}} failing</b> (last probe) ·
 <b class="{{if .Recent}}warn{{else}}ok{{end}}">{{.Recent}} more with failures in the last hour</b> ·
 {{if .FailingOnly}}<a href="/">show all</a>{{else}}<a href="/?failing=1">show only those</a>{{end}}</p>
-<p class="dim">Failing first, then the lowest success and goodput ratios of the scheduled probes. Percentiles are over the successful ones of the hour
+<p class="dim">Failing first, then the lowest success ratio and SLO attainment (the share of good probes) of the scheduled probes. Percentiles are over the successful ones of the hour
 (at most 6 a minute sampled); trends have one point a minute. Server signals come from the target's own /metrics
 (server_metrics). Refreshes every {{.Refresh}} s.</p>
-<table><tr><th>Target / module</th><th>Last probe</th><th>Success</th><th>Goodput</th><th>TTFT p50 / p99</th><th>TPOT p50 / p99</th><th>E2EL p50 / p99</th><th>KV cache</th><th>Queue</th><th>Preemptions</th></tr>
+<table><tr><th>Target / module</th><th>Last probe</th><th>Success</th><th>SLO attainment</th><th>TTFT p50 / p99</th><th>TPOT p50 / p99</th><th>E2EL p50 / p99</th><th>Worst gap p50 / p99</th><th>KV cache</th><th>Queue</th><th>Preemptions</th></tr>
 {{range .Rows}}<tr>
 <td><b>{{.Target}}</b> / {{.Module}}<div class="dim">{{.Model}} · every {{.Interval}}</div></td>
 {{with .Last}}<td>{{if .Success}}<span class="ok">{{if .Good}}good{{else}}ok, SLO missed: {{range $i, $s := .SLOViolations}}{{if $i}}, {{end}}{{$s}}{{end}}{{end}}</span>{{else}}<span class="fail">{{.Reason}}</span>{{with .Err}}<div class="fail">{{errmsg .}}</div>{{end}}{{end}}{{if .Warmup}} <span class="dim" title="after a target restart ({{.Warmup}}): a success's latencies are kept out of the SLO series, a failure counts">warm-up</span>{{end}}{{if .WarmupOpen}} <span class="warn" title="the latencies of the next successful probes are kept out of the SLO series">warm-up open until {{.WarmupUntil.UTC.Format "15:04:05"}} UTC</span>{{end}}
@@ -224,14 +225,15 @@ svg.spark{display:block;fill:#36c;stroke:#36c;stroke-width:1.2}svg.spark polylin
 <td class="{{if over $h.TTFT .SLO.TTFT}}warn{{end}}">{{if $h.TTFT.N}}{{ms $h.TTFT.P50}} / {{ms $h.TTFT.P99}}{{else}}—{{end}}<div class="dim">{{with .SLO.TTFT}}SLO {{.}}{{end}}</div>{{spark $h.TTFTTrend 0.0 "median TTFT per minute, last hour"}}</td>
 <td class="{{if over $h.TPOT .SLO.TPOT}}warn{{end}}">{{if $h.TPOT.N}}{{ms $h.TPOT.P50}} / {{ms $h.TPOT.P99}}{{else}}—{{end}}<div class="dim">{{with .SLO.TPOT}}SLO {{.}}{{end}}</div></td>
 <td class="{{if over $h.E2EL .SLO.E2EL}}warn{{end}}">{{if $h.E2EL.N}}{{ms $h.E2EL.P50}} / {{ms $h.E2EL.P99}}{{else}}—{{end}}<div class="dim">{{with .SLO.E2EL}}SLO {{.}}{{end}}</div></td>
-{{else}}<td>—</td><td>—</td><td>—</td><td>—</td><td>—</td>{{end}}
+<td class="{{if over $h.MaxITL .SLO.MaxITL}}warn{{end}}" title="each probe's longest gap between content chunks (max_itl)">{{if $h.MaxITL.N}}{{ms $h.MaxITL.P50}} / {{ms $h.MaxITL.P99}}{{else}}—{{end}}<div class="dim">{{with .SLO.MaxITL}}SLO {{.}}{{end}}</div></td>
+{{else}}<td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td>{{end}}
 {{if .HasServer}}{{$s := .Server}}
 <td>{{pct $s.Latest.KVCacheUsage}}{{spark $s.KVCacheTrend 1.0 "KV-cache usage per minute, last hour"}}</td>
 <td>{{num $s.Latest.RequestsWaiting}} waiting<div class="dim">{{num $s.Latest.RequestsRunning}} running</div>{{spark $s.QueueTrend 0.0 "requests waiting per minute, last hour"}}</td>
 <td>{{rate $s.PreemptionsPerMinute}}</td>
 {{else}}<td class="dim">—</td><td class="dim">—</td><td class="dim">—</td>{{end}}
 </tr>
-{{else}}<tr><td colspan="10">{{if $.FailingOnly}}none failing, none failed in the last hour{{else}}no targets configured{{end}}</td></tr>
+{{else}}<tr><td colspan="11">{{if $.FailingOnly}}none failing, none failed in the last hour{{else}}no targets configured{{end}}</td></tr>
 {{end}}</table>
 {{if .Hidden}}<p class="dim">{{.Hidden}} more (target, module) pairs, all doing better than these, are not shown; see {{.MetricsPath}}.</p>{{end}}
 {{template "history" .History}}

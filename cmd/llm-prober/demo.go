@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-kit/log"
 	"github.com/go-kit/log/level"
@@ -32,6 +33,9 @@ func startDemo(logger log.Logger) (string, func(), error) {
 	opts := mockvllm.DefaultOptions()
 	// A little of every kind of trouble, so failure counters move too.
 	opts.Faults = mockvllm.FaultRates{mockvllm.FaultRateLimit: 0.02, mockvllm.FaultStreamError: 0.01, mockvllm.FaultDisconnect: 0.01}
+	// Every 20th answer freezes mid-stream: the max_itl SLO and the
+	// worst-gap panel have something to show.
+	opts.DecodeStall = mockvllm.DecodeStall{Every: 20, For: 600 * time.Millisecond, AfterTokens: 8}
 	mock := mockvllm.New(opts)
 	srv := &http.Server{Handler: mock}
 	go func() { _ = srv.Serve(l) }()

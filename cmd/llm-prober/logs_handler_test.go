@@ -73,6 +73,12 @@ func TestTimeoutsInLogs(t *testing.T) {
 			t.Fatalf("%s: no probe id in the debug output:\n%s", c.target, debug)
 		}
 		code, logs := p.get("/logs?id=" + m[1])
+		// The decoding timeout's open gap is a worst gap (max_itl) of at
+		// least the wait since its last token; the queued probe has none.
+		worst := map[string]string{"queued": `(?m)^Worst gap \(max_itl\):\s+—$`, "decoding": `(?m)^Worst gap \(max_itl\):\s+at least [0-9.]+m?s \(the gap open`}[c.target]
+		if !regexp.MustCompile(worst).MatchString(logs) {
+			t.Errorf("%s: /logs worst gap does not match %s:\n%s", c.target, worst, logs)
+		}
 		if code != http.StatusOK || !regexp.MustCompile(`(?m)^Timed out:\s+`+regexp.QuoteMeta(c.phase)+`$`).MatchString(logs) {
 			t.Errorf("%s: /logs (HTTP %d) does not say %q:\n%s", c.target, code, c.phase, logs)
 		}

@@ -31,7 +31,10 @@ Timing model (every term a flag; jitters are uniform, ± around the mean):
                each step writes --tokens-per-chunk tokens (the first step one);
   preemption   a running request holds ceil((prompt + generated) / --block-size) of
                --kv-blocks; when they run out the newest is preempted and pays its
-               prefill again.
+               prefill again;
+  stall        every --stall-every-th generation request waits at least --stall-for
+               between the chunk carrying output token --stall-after-tokens and the
+               next one (a mid-answer freeze: TPOT barely moves, max_itl does).
 Prefix cache: --prefix-cache-blocks > 0 hashes prompts as vLLM does (cache_salt honoured;
 POST /reset_prefix_cache empties it), else --prefix-cache-hit-rate of every prompt is
 cached. GET /trace?id=X-Request-Id gives a finished request's true write times (Unix ns),
@@ -73,6 +76,9 @@ func (m *mockFlags) register(cmd *kingpin.CmdClause) {
 	cmd.Flag("spec-tokens", "Speculative tokens per step (0 disables speculative decoding).").Default("0").IntVar(&m.specTokens)
 	cmd.Flag("spec-acceptance", "Per-position draft acceptance probability.").Default("0.7").Float64Var(&m.specAcceptance)
 	cmd.Flag("faults", "Per-request fault probabilities, e.g. rate_limit=0.02,stream_error=0.01.").Default("").StringVar(&m.faults)
+	cmd.Flag("stall-every", "Stall the decoding of every Nth generation request (0: never); see --stall-for and --stall-after-tokens.").Default("0").IntVar(&m.opts.DecodeStall.Every)
+	cmd.Flag("stall-for", "How long a --stall-every stall holds the next chunk back (at least).").Default("2s").DurationVar(&m.opts.DecodeStall.For)
+	cmd.Flag("stall-after-tokens", "Output token (1-based) after whose chunk a --stall-every stall happens; a shorter output does not stall.").Default("10").IntVar(&m.opts.DecodeStall.AfterTokens)
 	cmd.Flag("headers-with-first-chunk", "Delay response headers until the first token.").BoolVar(&m.headersAtFirst)
 	cmd.Flag("finish-on-last-chunk", "Put finish_reason on the last content chunk.").BoolVar(&m.finishOnLastChk)
 }
@@ -88,6 +94,9 @@ func (m *mockFlags) options() (mockvllm.Options, error) {
 	}
 	if o.BatchSlowdown < 0 || o.PerSequence < 0 || o.PrefillPerToken < 0 || o.PrefixCacheBlocks < 0 {
 		return o, fmt.Errorf("--batch-slowdown, --per-sequence, --prefill-per-token and --prefix-cache-blocks cannot be negative")
+	}
+	if st := o.DecodeStall; st.Every < 0 || st.For < 0 || st.AfterTokens < 1 {
+		return o, fmt.Errorf("--stall-every and --stall-for cannot be negative and --stall-after-tokens must be at least 1")
 	}
 	faults, err := parseFaultRates(m.faults)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 
@@ -127,6 +128,32 @@ func TestMockTraceChecksBench(t *testing.T) {
 		}
 		if tr.TTFT <= 0 || r.TTFT*1000 < tr.TTFT || r.Latency*1000 < tr.E2EL {
 			t.Errorf("bench-%d: bench TTFT %.3f ms, latency %.3f ms; server %.3f and %.3f ms", r.Index, r.TTFT*1000, r.Latency*1000, tr.TTFT, tr.E2EL)
+		}
+	}
+}
+
+// The stall flags reach the mock's options, and bad values are refused
+// before it serves.
+func TestMockCLIStallFlags(t *testing.T) {
+	parse := func(args ...string) (mockvllm.Options, error) {
+		app := kingpin.New("llm-prober", "")
+		var m mockFlags
+		m.register(app.Command("mock-vllm", mockHelp))
+		if _, err := app.Parse(append([]string{"mock-vllm"}, args...)); err != nil {
+			return mockvllm.Options{}, err
+		}
+		return m.options()
+	}
+	o, err := parse("--stall-every", "5", "--stall-for", "1500ms", "--stall-after-tokens", "7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (mockvllm.DecodeStall{Every: 5, For: 1500 * time.Millisecond, AfterTokens: 7}); o.DecodeStall != want {
+		t.Errorf("stall %+v, want %+v", o.DecodeStall, want)
+	}
+	for _, bad := range [][]string{{"--stall-every", "-1"}, {"--stall-for", "-1s"}, {"--stall-after-tokens", "0"}} {
+		if _, err := parse(bad...); err == nil || !strings.Contains(err.Error(), "--stall") {
+			t.Errorf("%v: err %v, want one naming the flag", bad, err)
 		}
 	}
 }

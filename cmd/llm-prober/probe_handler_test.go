@@ -57,7 +57,7 @@ func TestProbeEndpoint(t *testing.T) {
 			families = append(families, strings.Fields(name)[0])
 		}
 	}
-	if want := []string{"probe_duration_seconds", "probe_llm_e2e_latency_seconds", "probe_llm_http_status_code",
+	if want := []string{"probe_duration_seconds", "probe_llm_e2e_latency_seconds", "probe_llm_http_status_code", "probe_llm_max_inter_token_latency_seconds",
 		"probe_llm_output_tokens", "probe_llm_prompt_tokens", "probe_llm_slo_met", "probe_llm_time_per_output_token_seconds",
 		"probe_llm_time_to_first_token_seconds", "probe_success"}; !slices.Equal(families, want) {
 		t.Errorf("/probe families %v, want %v", families, want)

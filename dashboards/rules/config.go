@@ -101,7 +101,7 @@ var BurnWindows = []BurnWindow{
 var SLIWindows = []string{"5m", "30m", "1h", "2h", "6h", "1d", "3d"}
 
 // SLOs are the SLO names, in the order the rules list them.
-var SLOs = []string{"goodput", "availability", "ttft", "tpot", "e2el"}
+var SLOs = []string{"goodput", "availability", "ttft", "tpot", "e2el", "max_itl"}
 
 // Dashboard UIDs, shared with the dashboards package.
 const (

@@ -40,6 +40,15 @@ func (c Config) serverNow() string {
 			` KV cache now: {{ $v | humanizePercentage }} used.`, "job", "instance", "target", "model")
 }
 
+// preemptionsNow states the server's preemption rate over the last 5m,
+// the first suspect of a stall: a preempted request waits mid-answer for
+// its recompute.
+func (c Config) preemptionsNow() string {
+	return c.queried(`60 * sum(rate(llm_prober_server_preemptions_total{M}[5m]))`,
+		` Server preemptions over the last 5m: {{ $v | humanize }} a minute (a preempted request stalls mid-answer while it is recomputed).`,
+		"job", "instance", "target", "model")
+}
+
 // perModule lists a query's samples as "module value, ...".
 const perModule = `{{ range $i, $s := . }}{{ if $i }}, {{ end }}{{ $s.Labels.module }} {{ $s.Value | humanizeDuration }}{{ end }}`
 
@@ -49,7 +58,8 @@ func (c Config) latencyNumbers(short string) string {
 	m, args := c.matchers("job", "instance", "target", "model", "location")
 	metric := `{{ $h := "llm_prober_e2e_latency_seconds" }}` +
 		`{{ if eq $labels.slo "ttft" }}{{ $h = "llm_prober_time_to_first_token_seconds" }}` +
-		`{{ else if eq $labels.slo "tpot" }}{{ $h = "llm_prober_time_per_output_token_seconds" }}{{ end }}`
+		`{{ else if eq $labels.slo "tpot" }}{{ $h = "llm_prober_time_per_output_token_seconds" }}` +
+		`{{ else if eq $labels.slo "max_itl" }}{{ $h = "llm_prober_max_inter_token_latency_seconds" }}{{ end }}`
 	thresholds := `{{ with query (printf "max by (module) (llm_prober_slo_seconds{` + m + `, slo=%q})" ` + args + ` $labels.slo) }}` +
 		` Threshold: ` + perModule + `.{{ end }}`
 	p90 := `{{ with query (printf "histogram_quantile(0.9, sum by (module) (rate(%s{` + m + `}[` + short + `]))) or histogram_quantile(0.9, sum by (le, module) (rate(%s_bucket{` + m + `}[` + short + `])))" ` +

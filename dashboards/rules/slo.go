@@ -25,7 +25,8 @@ func sloConfigGroup(c Config) Group {
 			r.Comment = "Objective per SLO (fraction of probes that must be good).\n" +
 				"goodput: succeeded AND met every configured latency SLO.\n" +
 				"availability: did not fail (any llm_prober_probe_failures_total reason).\n" +
-				"ttft|tpot|e2el: did not violate that latency SLO."
+				"ttft|tpot|e2el|max_itl: did not violate that latency SLO (max_itl: the longest\n" +
+				"gap between two content chunks of a probe, a mid-answer stall)."
 		}
 		g.Rules = append(g.Rules, r)
 	}
@@ -46,10 +47,10 @@ func sliGroup(c Config) Group {
 		Comment: "SLI error ratios, one series per (cluster, job, instance, target, model, slo)\n" +
 			"and window. The latency SLIs count llm_prober_slo_violations_total (successful\n" +
 			"probes that missed that SLO, and probes that timed out after waiting past it:\n" +
-			"ttft and e2el before the first token, e2el while decoding) over the probes of\n" +
-			"the modules that configure that SLO (llm_prober_slo_seconds); other failures\n" +
-			"count against availability and goodput only. instance (the prober) is kept so\n" +
-			"that the alerts carry it: LLMProberDown inhibits them by instance.\n" +
+			"ttft and e2el before the first token, e2el and max_itl while decoding) over the\n" +
+			"probes of the modules that configure that SLO (llm_prober_slo_seconds); other\n" +
+			"failures count against availability and goodput only. instance (the prober) is\n" +
+			"kept so that the alerts carry it: LLMProberDown inhibits them by instance.\n" +
 			"The SLO thresholds are read over " + holdWindow + " so that a missed scrape does not drop\n" +
 			"the latency SLIs (and reset the alerts' for: timers) for a step.\n" +
 			"A window without probes records nothing rather than NaN (0/0), which would\n" +
@@ -147,6 +148,9 @@ var burnAlerts = []burnAlert{
 	{"LLMProberGoodputBudgetBurn", `slo="goodput"`, "Goodput (successful probes that met every latency SLO)", ""},
 	{"LLMProberAvailabilityBudgetBurn", `slo="availability"`, "Probe availability", ""},
 	{"LLMProberLatencyBudgetBurn", `slo=~"ttft|tpot|e2el"`, "A latency SLO (TTFT, TPOT or E2E latency)", ""},
+	// Its own alert: a stall has its own causes (preemption, a long prefill
+	// batched in, swapping) and a page for it must not read as slowness.
+	{"LLMProberStreamStallBudgetBurn", `slo="max_itl"`, "The stream-stall SLO (max_itl: the longest gap between two content chunks of a probe)", ""},
 }
 
 // holdWindow is how long an alert about a target outlives the prober's
@@ -198,8 +202,11 @@ and on (<TM>)
 )
 ` + targetPresent)
 			numbers := ""
-			if a.name == "LLMProberLatencyBudgetBurn" {
+			switch a.name {
+			case "LLMProberLatencyBudgetBurn":
 				numbers = c.latencyNumbers(w.Short)
+			case "LLMProberStreamStallBudgetBurn":
+				numbers = c.latencyNumbers(w.Short) + c.preemptionsNow()
 			}
 			expr = strings.NewReplacer("LONG", w.Long, "SHORT", w.Short, "{SLO}", "{"+a.sloMatch+"}", "F *", f+" *").Replace(expr)
 			g.Rules = append(g.Rules, Rule{

@@ -70,11 +70,15 @@ func (t *Tracker) Observe(r *prober.Result) {
 	if r.TPOT > 0 {
 		tpot = r.TPOT.Seconds()
 	}
+	maxITL := -1.0
+	if r.ContentChunks > 1 {
+		maxITL = r.MaxITL.Seconds()
+	}
 	// As in the metrics: a successful warm-up probe is good, its
 	// latencies stay out of the percentiles (prober/warmup.go).
 	warm := r.Warmup != "" && r.Success()
 	j.mu.Lock()
-	j.w.add(now, r.Success(), r.Good || warm, !warm, latencies{r.TTFT.Seconds(), tpot, r.E2EL.Seconds()}, rand.IntN)
+	j.w.add(now, r.Success(), r.Good || warm, !warm, latencies{r.TTFT.Seconds(), tpot, r.E2EL.Seconds(), maxITL}, rand.IntN)
 	j.mu.Unlock()
 
 	if srv == nil {

@@ -44,7 +44,8 @@ func TestTracker(t *testing.T) {
 	tr.now = func() time.Time { return now }
 	for i := range 4 * 30 { // 30 minutes, every 15 s
 		now = t0.Add(time.Duration(i) * 15 * time.Second)
-		tr.Observe(&prober.Result{Target: "vllm", Module: "chat", TTFT: 100 * time.Millisecond, HasTTFT: true, E2EL: 900 * time.Millisecond, Good: true})
+		tr.Observe(&prober.Result{Target: "vllm", Module: "chat", TTFT: 100 * time.Millisecond, HasTTFT: true, E2EL: 900 * time.Millisecond, Good: true,
+			ContentChunks: 8, MaxITL: 400 * time.Millisecond})
 		tr.Observe(&prober.Result{Target: "vllm", Module: "long", Reason: prober.ReasonTimeoutDecode})
 		tr.Observe(&prober.Result{Target: "plain", Module: "chat", TTFT: 50 * time.Millisecond, HasTTFT: true})
 	}
@@ -52,7 +53,8 @@ func TestTracker(t *testing.T) {
 		t.Errorf("server signals read %d times, want once a minute (30)", srv.asked["vllm"])
 	}
 	chat, ok := tr.Job("vllm", "chat")
-	if !ok || chat.Probes != 120 || chat.Good != 120 || chat.TTFT.P99 != 100*time.Millisecond || chat.E2EL.P50 != 900*time.Millisecond {
+	if !ok || chat.Probes != 120 || chat.Good != 120 || chat.TTFT.P99 != 100*time.Millisecond || chat.E2EL.P50 != 900*time.Millisecond ||
+		chat.MaxITL.P50 != 400*time.Millisecond {
 		t.Errorf("vllm/chat: %+v %v", chat, ok)
 	}
 	long, _ := tr.Job("vllm", "long")

@@ -1,6 +1,6 @@
 // Package status keeps the last hour of every (target, module)'s probes
 // and of every target's server signals, in bounded memory, for the status
-// page: success and goodput ratios, TTFT, TPOT and E2EL percentiles, per-minute
+// page: success ratio and SLO attainment, TTFT, TPOT, E2EL and worst-gap (max ITL) percentiles, per-minute
 // trends. It is fed once per probe and read only when the page is shown.
 package status
 
@@ -27,14 +27,15 @@ type minute struct {
 }
 
 // sample is one successful probe's latencies; tpot < 0 where not measured
-// (one output token).
+// (one output token), maxITL < 0 where there was no gap (one chunk).
 type sample struct {
-	at               uint32 // Unix seconds (until 2106): 16 bytes a sample
-	ttft, tpot, e2el float32
+	at                       uint32 // Unix seconds (until 2106): 20 bytes a sample
+	ttft, tpot, e2el, maxITL float32
 }
 
-// latencies are one probe's, in seconds; tpot < 0 where not measured.
-type latencies struct{ ttft, tpot, e2el float64 }
+// latencies are one probe's, in seconds; tpot and maxITL < 0 where not
+// measured.
+type latencies struct{ ttft, tpot, e2el, maxITL float64 }
 
 // window is one (target, module)'s last hour. Its owner locks around it.
 type window struct {
@@ -71,7 +72,7 @@ func (w *window) add(end time.Time, success, good, sampled bool, l latencies, rn
 	if !success || !sampled {
 		return
 	}
-	s := sample{at: uint32(end.Unix()), ttft: float32(l.ttft), tpot: float32(l.tpot), e2el: float32(l.e2el)}
+	s := sample{at: uint32(end.Unix()), ttft: float32(l.ttft), tpot: float32(l.tpot), e2el: float32(l.e2el), maxITL: float32(l.maxITL)}
 	if m != w.curMinute {
 		w.curMinute, w.curSeen, w.curStart = m, 0, w.pushAt()
 	}
@@ -108,6 +109,7 @@ func (w *window) push(s sample) {
 type Summary struct {
 	Probes, OK, Good int
 	TTFT, TPOT, E2EL Quantiles
+	MaxITL           Quantiles // of each probe's worst gap (probes with ≥ 2 content chunks)
 	// Per minute, oldest first, NaN where there were no probes (or no
 	// successful ones for TTFTTrend): the success ratio and the median TTFT
 	// in seconds.
@@ -117,7 +119,7 @@ type Summary struct {
 // SuccessRatio is OK/Probes, NaN without probes.
 func (s Summary) SuccessRatio() float64 { return ratio(s.OK, s.Probes) }
 
-// GoodRatio is Good/Probes (goodput), NaN without probes.
+// GoodRatio is Good/Probes (SLO attainment), NaN without probes.
 func (s Summary) GoodRatio() float64 { return ratio(s.Good, s.Probes) }
 
 func ratio(a, b int) float64 {
@@ -151,7 +153,7 @@ func (w *window) summary(now time.Time) Summary {
 		s.SuccessTrend[i] = float64(b.ok) / float64(b.probes)
 	}
 	from := int64(cur-Minutes+1) * 60
-	var ttft, tpot, e2el []float64
+	var ttft, tpot, e2el, maxITL []float64
 	perMinute := make([][]float64, Minutes)
 	for _, x := range w.samples {
 		at := int64(x.at)
@@ -165,8 +167,11 @@ func (w *window) summary(now time.Time) Summary {
 		if x.tpot >= 0 {
 			tpot = append(tpot, float64(x.tpot))
 		}
+		if x.maxITL >= 0 {
+			maxITL = append(maxITL, float64(x.maxITL))
+		}
 	}
-	s.TTFT, s.TPOT, s.E2EL = quantiles(ttft), quantiles(tpot), quantiles(e2el)
+	s.TTFT, s.TPOT, s.E2EL, s.MaxITL = quantiles(ttft), quantiles(tpot), quantiles(e2el), quantiles(maxITL)
 	for i, v := range perMinute {
 		if len(v) > 0 {
 			s.TTFTTrend[i] = nearestRank(v, 0.5)

@@ -20,11 +20,11 @@ func TestWindowSummary(t *testing.T) {
 	for i := range 160 {
 		end := t0.Add(time.Duration(i) * 15 * time.Second)
 		ok := i%4 != 3
-		tpot := 0.02
+		tpot, maxITL := 0.02, 0.3
 		if i%2 == 0 {
-			tpot = -1 // one output token: no TPOT
+			tpot, maxITL = -1, -1 // one output token: no TPOT, no gap
 		}
-		w.add(end, ok, ok && i%8 != 0, true, latencies{float64(i+1) / 1000, tpot, 2 * float64(i+1) / 1000}, rng.IntN)
+		w.add(end, ok, ok && i%8 != 0, true, latencies{float64(i+1) / 1000, tpot, 2 * float64(i+1) / 1000, maxITL}, rng.IntN)
 	}
 	now := t0.Add(40 * time.Minute)
 	s := w.summary(now)
@@ -54,6 +54,9 @@ func TestWindowSummary(t *testing.T) {
 	if s.TPOT.N != 40 || s.TPOT.P50 != 20*time.Millisecond {
 		t.Errorf("TPOT %+v, want 40 probes at 20ms", s.TPOT)
 	}
+	if s.MaxITL.N != 40 || s.MaxITL.P99 != 300*time.Millisecond {
+		t.Errorf("max ITL %+v, want 40 probes at 300ms", s.MaxITL)
+	}
 	// Minutes 0..39 of the hour are the last 40 points, minute 40 (now)
 	// has no probe yet.
 	if len(s.SuccessTrend) != Minutes || !math.IsNaN(s.SuccessTrend[Minutes-1]) || s.SuccessTrend[Minutes-2] != 0.75 {
@@ -74,15 +77,15 @@ func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millise
 // reused by the minute an hour later.
 func TestWindowForgetsAfterAnHour(t *testing.T) {
 	var w window
-	w.add(t0, false, false, true, latencies{0, -1, 0}, rand.IntN)
-	w.add(t0.Add(30*time.Second), true, true, true, latencies{0.5, 0.01, 0.6}, rand.IntN)
+	w.add(t0, false, false, true, latencies{0, -1, 0, -1}, rand.IntN)
+	w.add(t0.Add(30*time.Second), true, true, true, latencies{0.5, 0.01, 0.6, 0.02}, rand.IntN)
 	if s := w.summary(t0.Add(59 * time.Minute)); s.Probes != 2 || s.TTFT.N != 1 {
 		t.Fatalf("within the hour: %d probes, %d TTFTs", s.Probes, s.TTFT.N)
 	}
 	if s := w.summary(t0.Add(60 * time.Minute)); s.Probes != 0 || s.TTFT.N != 0 || !math.IsNaN(s.SuccessRatio()) {
 		t.Errorf("an hour later: %d probes, %d TTFTs, ratio %v", s.Probes, s.TTFT.N, s.SuccessRatio())
 	}
-	w.add(t0.Add(60*time.Minute), true, false, true, latencies{0.1, -1, 0.2}, rand.IntN) // same slot, next hour
+	w.add(t0.Add(60*time.Minute), true, false, true, latencies{0.1, -1, 0.2, -1}, rand.IntN) // same slot, next hour
 	if s := w.summary(t0.Add(60 * time.Minute)); s.Probes != 1 || s.OK != 1 || s.Good != 0 {
 		t.Errorf("the reused slot: %+v", s)
 	}
@@ -98,7 +101,7 @@ func TestWindowBoundedAtHighRates(t *testing.T) {
 	for i := range 2 * 60 * perMinute {
 		end := t0.Add(time.Duration(i) * 100 * time.Millisecond)
 		// TTFT rises through each minute: 0..599 ms.
-		w.add(end, true, true, true, latencies{float64(i%perMinute) / 1000, -1, 1}, rng.IntN)
+		w.add(end, true, true, true, latencies{float64(i%perMinute) / 1000, -1, 1, -1}, rng.IntN)
 	}
 	if len(w.samples) != maxSamples || cap(w.samples) > 2*maxSamples {
 		t.Errorf("%d samples (cap %d), want %d", len(w.samples), cap(w.samples), maxSamples)
