@@ -48,7 +48,7 @@ func TestFailOnResolveBeforeTheRun(t *testing.T) {
 	}
 	cond, _ := ParseCondition("p99_ttf>500")
 	err := cond.Resolve(ps, SLO{})
-	for _, want := range []string{"failed", "request_throughput", "p90", "_{ttft,tpot,itl,e2el}[_ms]", "with --goodput also goodput"} {
+	for _, want := range []string{"failed", "request_throughput", "p90", "_{ttft,tpot,itl,e2el,max_itl}[_ms]", "with --goodput also attainment"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("the list of valid keys lacks %q: %v", want, err)
 		}
