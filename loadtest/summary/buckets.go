@@ -60,6 +60,9 @@ func summarizeSLOs(r *loadtest.Run, rep *Report, ps []float64) {
 			a.n++
 			a.ttft = append(a.ttft, Ms(rec.TTFT+wait))
 			m := Misses(rec, rep.SLO, wait)
+			if m&8 != 0 && m&2 == 0 && rep.SLO.TPOT > 0 {
+				rep.StalledTPOTMet++
+			}
 			for k, name := range SLONames {
 				if m&(1<<k) != 0 {
 					rep.MissedBy[name]++

@@ -58,6 +58,10 @@ type Report struct {
 	// MaxITL is each successful request's worst gap between content
 	// chunks (requests with two or more chunks), ms.
 	MaxITL stats.Stats
+	// LongestGap is the longest of those gaps, ms; StalledTPOTMet counts
+	// the requests that missed max_itl while meeting the TPOT objective.
+	LongestGap     float64
+	StalledTPOTMet int
 	// Lag is how late requests were sent against the schedule (open loop:
 	// timer and --max-concurrency waits), in ms.
 	Lag stats.Stats
@@ -142,6 +146,7 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 		}
 		if rec.ITLCount > 0 {
 			maxITL = append(maxITL, float64(rec.MaxITL())/1e6)
+			rep.LongestGap = max(rep.LongestGap, maxITL[len(maxITL)-1])
 		}
 	}
 	if first < last {

@@ -280,7 +280,7 @@ func (env *benchEnv) failOn(rep *summary.Report) int {
 		case holds:
 			basis := ""
 			if rep.Basis == summary.BasisSchedule {
-				basis = "; latency and goodput counted from the schedule"
+				basis = "; latency and SLO attainment counted from the schedule"
 			}
 			fmt.Fprintf(env.log, "fail-on %s holds (%s = %g%s)\n", c.Src, c.Key, got, basis)
 			code = ExitFailOn
