@@ -40,7 +40,7 @@ func probeRegistry(res *prober.Result, end time.Time) *prometheus.Registry {
 		}
 		gauge("probe_llm_output_tokens", "Output tokens: the server's usage when reported, else the content chunks.", float64(res.OutputTokens))
 		gauge("probe_llm_prompt_tokens", "Prompt tokens in the server's usage (0 when not reported).", float64(res.PromptTokens))
-		gauge("probe_llm_slo_met", "Whether the probe met every SLO configured on its module (goodput).", boolFloat(res.Good))
+		gauge("probe_llm_slo_met", "Whether the probe met every SLO configured on its module (a good probe).", boolFloat(res.Good))
 		return reg
 	}
 	reason := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "probe_llm_failure_info",

@@ -94,7 +94,7 @@ func (page *statusPage) count() {
 }
 
 // statusRows lists every job, worst first: last probe failed, then the
-// lowest success and goodput ratios of the hour.
+// lowest success and SLO attainment ratios of the hour.
 func (u *UI) statusRows() []statusRow {
 	cfg := u.config()
 	if cfg == nil {
@@ -210,10 +210,10 @@ svg.spark{display:block;fill:#36c;stroke:#36c;stroke-width:1.2}svg.spark polylin
 <p><b class="{{if .Failing}}fail{{else}}ok{{end}}">{{.Failing}} of {{.Total}} failing</b> (last probe) ·
 <b class="{{if .Recent}}warn{{else}}ok{{end}}">{{.Recent}} more with failures in the last hour</b> ·
 {{if .FailingOnly}}<a href="/">show all</a>{{else}}<a href="/?failing=1">show only those</a>{{end}}</p>
-<p class="dim">Failing first, then the lowest success and goodput ratios of the scheduled probes. Percentiles are over the successful ones of the hour
+<p class="dim">Failing first, then the lowest success and SLO attainment ratios of the scheduled probes. Percentiles are over the successful ones of the hour
 (at most 6 a minute sampled); trends have one point a minute. Server signals come from the target's own /metrics
 (server_metrics). Refreshes every {{.Refresh}} s.</p>
-<table><tr><th>Target / module</th><th>Last probe</th><th>Success</th><th>Goodput</th><th>TTFT p50 / p99</th><th>TPOT p50 / p99</th><th>E2EL p50 / p99</th><th>KV cache</th><th>Queue</th><th>Preemptions</th></tr>
+<table><tr><th>Target / module</th><th>Last probe</th><th>Success</th><th>SLO attainment</th><th>TTFT p50 / p99</th><th>TPOT p50 / p99</th><th>E2EL p50 / p99</th><th>KV cache</th><th>Queue</th><th>Preemptions</th></tr>
 {{range .Rows}}<tr>
 <td><b>{{.Target}}</b> / {{.Module}}<div class="dim">{{.Model}} · every {{.Interval}}</div></td>
 {{with .Last}}<td>{{if .Success}}<span class="ok">{{if .Good}}good{{else}}ok, SLO missed: {{range $i, $s := .SLOViolations}}{{if $i}}, {{end}}{{$s}}{{end}}{{end}}</span>{{else}}<span class="fail">{{.Reason}}</span>{{with .Err}}<div class="fail">{{errmsg .}}</div>{{end}}{{end}}{{if .Warmup}} <span class="dim" title="after a target restart ({{.Warmup}}): a success's latencies are kept out of the SLO series, a failure counts">warm-up</span>{{end}}{{if .WarmupOpen}} <span class="warn" title="the latencies of the next successful probes are kept out of the SLO series">warm-up open until {{.WarmupUntil.UTC.Format "15:04:05"}} UTC</span>{{end}}

@@ -33,7 +33,7 @@ func TestBenchCLIClientQueueingFailsGoodput(t *testing.T) {
 	if code != ExitFailOn || !strings.Contains(log, "fail-on goodput<99 holds") {
 		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitFailOn, stdout, log)
 	}
-	for _, want := range []string{"SLOs, --fail-on, knee, verdict use:     from the schedule", "waited for a --max-concurrency slot",
+	for _, want := range []string{"SLOs, --fail-on, knee, verdict use:      from the schedule", "waited for a --max-concurrency slot",
 		"Verdict:                                 client_concurrency_cap"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
