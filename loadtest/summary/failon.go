@@ -121,7 +121,7 @@ func describeKeys(keys []string, slo SLO) string {
 	out := strings.Join(aliases, ", ") + " (aliases); " + strings.Join(plain, ", ") +
 		"; {" + strings.Join(stats, ",") + "}_{ttft,tpot,itl,e2el,max_itl}[_ms] (the percentiles of --percentiles; max_itl: each request's worst gap)"
 	if !slo.Set() {
-		out += "; with --goodput also attainment (SLO attainment, %), goodput (the same share, kept for compatibility), request_goodput (good req/s), llm_prober_good_requests"
+		out += "; with --goodput also attainment (SLO attainment, %), goodput (the older name of attainment), request_goodput (good req/s), llm_prober_good_requests"
 	}
 	return out
 }

@@ -24,7 +24,7 @@ var WorkloadKeys = []string{"llm_prober_workload", "backend", "llm_prober_mode",
 	"max_concurrency", "llm_prober_goodput_slo"}
 
 // Metrics lists every row in order: latencies, then throughput,
-// goodput and the failure share.
+// SLO attainment (keyed goodput) and the failure share.
 func Metrics() []Metric {
 	var out []Metric
 	for _, f := range CompareFamilies {

@@ -33,7 +33,7 @@ type Point struct {
 	Verdict string
 }
 
-// Good reports whether the point's goodput met the target percentage.
+// Good reports whether the point's SLO attainment met the target percentage.
 func (p *Point) Good(target float64) bool { return p.Report.GoodputPercent >= target }
 
 // SweepConfig drives a sweep; Run executes one point.
