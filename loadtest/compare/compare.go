@@ -318,9 +318,4 @@ func (c *Comparison) Row(key string) *CompareRow {
 // Label is the row's name as people read it: its key and unit, except
 // that the share of good requests, keyed "goodput" for compatibility
 // (--max-regression goodput:1), reads as what it is.
-func (r CompareRow) Label() string {
-	if r.Key == "goodput" {
-		return "SLO attainment (%)"
-	}
-	return r.Key + " (" + r.Unit + ")"
-}
+func (r CompareRow) Label() string { return summary.MetricLabel(r.Key, r.Unit) }

@@ -53,3 +53,13 @@ func Num(f float64) *float64 {
 	}
 	return &f
 }
+
+// MetricLabel is a metric row's name as people read it: key and unit,
+// except that the share of good requests, keyed "goodput" for
+// compatibility (--max-regression goodput:1), reads as what it is.
+func MetricLabel(key, unit string) string {
+	if key == "goodput" {
+		return "SLO attainment (" + unit + ")"
+	}
+	return key + " (" + unit + ")"
+}

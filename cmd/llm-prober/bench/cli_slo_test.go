@@ -42,16 +42,16 @@ func stallingChat(tokens int, stall time.Duration, stalled *atomic.Int64) http.H
 	}
 }
 
-// Issue 34: a request that froze 600 ms mid-answer passes a 50 ms TPOT
-// objective (its mean gap is ~35 ms) but fails max_itl:300; the run's
+// Issue 34: a request that froze 1 s mid-answer passes a 100 ms TPOT
+// objective (its mean gap is ~31 ms) but fails max_itl:500; the run's
 // SLO attainment, --fail-on, the verdict, the JSON and the CSV say so.
 func TestBenchCLIStallFailsMaxITL(t *testing.T) {
 	var stalled atomic.Int64
-	url := mocktarget.Serve(t, mocktarget.FixedMock(), stallingChat(20, 600*time.Millisecond, &stalled))
+	url := mocktarget.Serve(t, mocktarget.FixedMock(), stallingChat(40, time.Second, &stalled))
 	dir := t.TempDir()
 	out, csvPath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv")
 	code, stdout, log := benchCLI(t, "--url", url, "--request-rate", "inf", "--max-concurrency", "3",
-		"--num-prompts", "6", "--input-tokens", "8", "--output-tokens", "20", "--goodput", "tpot:50 max_itl:300",
+		"--num-prompts", "6", "--input-tokens", "8", "--output-tokens", "40", "--goodput", "tpot:100 max_itl:500",
 		"--fail-on", "attainment<99", "--progress", "off", "--metrics-interval", "50ms", "--output-json", out, "--output-csv", csvPath)
 	if code != ExitFailOn || !strings.Contains(log, "fail-on attainment<99 holds") {
 		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitFailOn, stdout, log)
@@ -60,9 +60,9 @@ func TestBenchCLIStallFailsMaxITL(t *testing.T) {
 	if n == 0 {
 		t.Fatalf("no request stalled:\n%s", stdout)
 	}
-	for _, want := range []string{"SLOs (--goodput, ms):                    tpot:50 max_itl:300", "SLO attainment (%)",
+	for _, want := range []string{"SLOs (--goodput, ms):                    tpot:100 max_itl:500", "SLO attainment (%)",
 		fmt.Sprintf("  requests that missed max_itl:          %d", n), "Worst gap per request (max ITL)",
-		fmt.Sprintf("max_itl: %d of 6 successful requests stalled longer than the 300 ms objective", n),
+		fmt.Sprintf("max_itl: %d of 6 successful requests stalled longer than the 500 ms objective", n),
 		fmt.Sprintf("%d of them met the TPOT objective", n)} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
@@ -78,20 +78,20 @@ func TestBenchCLIStallFailsMaxITL(t *testing.T) {
 		} `json:"requests"`
 	}
 	readJSON(t, out, &res)
-	if res.Missed["max_itl"] != n || res.Missed["tpot"] != 0 || res.P99MaxITL < 600 || res.Attainment != 100*float64(6-n)/6 {
+	if res.Missed["max_itl"] != n || res.Missed["tpot"] != 0 || res.P99MaxITL < 1000 || res.Attainment != 100*float64(6-n)/6 {
 		t.Errorf("JSON: attainment %g, missed %v, p99 worst gap %g ms; want %d stalls", res.Attainment, res.Missed, res.P99MaxITL, n)
 	}
 	over := 0
 	for _, r := range res.Requests {
-		if r.Max > 0.6 {
+		if r.Max >= 1 {
 			over++
-			if r.TPOT >= 0.05 {
+			if r.TPOT >= 0.1 {
 				t.Errorf("a stalled request's TPOT %g s: the stall should hide in the mean", r.TPOT)
 			}
 		}
 	}
 	if over != n {
-		t.Errorf("%d requests carry a worst gap over 600 ms, want %d", over, n)
+		t.Errorf("%d requests carry a worst gap of 1 s or more, want %d", over, n)
 	}
 	f, err := os.Open(csvPath)
 	if err != nil {
@@ -110,12 +110,12 @@ func TestBenchCLIStallFailsMaxITL(t *testing.T) {
 	}
 	over = 0
 	for _, r := range rows[1:] {
-		if v, _ := strconv.ParseFloat(r[col], 64); v >= 600 {
+		if v, _ := strconv.ParseFloat(r[col], 64); v >= 1000 {
 			over++
 		}
 	}
 	if over != n {
-		t.Errorf("CSV: %d rows with itl_max_ms ≥ 600, want %d", over, n)
+		t.Errorf("CSV: %d rows with itl_max_ms ≥ 1000, want %d", over, n)
 	}
 }
 
