@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"math"
 	"time"
 
 	"github.com/llm-prober/llm-prober/prober"
@@ -33,6 +34,21 @@ type Record struct {
 	// Turn is the request's turn in its session (1: the first), 0
 	// outside a multi-turn workload.
 	Turn int16
+	// MaxGapUs is the request's worst gap between consecutive content
+	// chunks (not the wait for the first) in µs, 32 bits to keep the
+	// record small; for a request that failed or was cut off while
+	// decoding, the gap still open when the client gave up counts too.
+	// 0 when no gap was seen. MaxITL reads it.
+	MaxGapUs int32
+}
+
+// MaxITL is the request's worst gap (MaxGapUs).
+func (r *Record) MaxITL() time.Duration { return time.Duration(r.MaxGapUs) * time.Microsecond }
+
+// GapUs is d for Record.MaxGapUs: µs, rounded up so that a gap just above
+// an SLO never reads as on it, capped at the field's range.
+func GapUs(d time.Duration) int32 {
+	return int32(min((d+time.Microsecond-1)/time.Microsecond, math.MaxInt32))
 }
 
 // ReasonCancelled marks a request the run itself cut off (an interrupt,

@@ -351,6 +351,7 @@ func (r *runner) send(i int, planned time.Duration, it workload.Item, m *config.
 		CachedTokens: int32(res.CachedTokens), PlannedOutput: int32(it.OutputTokens),
 		OutputTokens: int32(res.OutputTokens), ITLCount: int32(len(res.ITL)),
 		Reason: res.Reason, Warmup: warmup, SlotWaited: slotWaited, Turn: int16(min(turn, math.MaxInt16))}
+	rec.MaxGapUs = GapUs(worstGap(res, time.Duration(rec.End-rec.Start)))
 	if !res.Success() {
 		rec.TPOT, rec.E2EL = 0, 0
 		if !rec.Cancelled() || !res.HasTTFT {
@@ -362,6 +363,23 @@ func (r *runner) send(i int, planned time.Duration, it workload.Item, m *config.
 	}
 	r.record(rec, res, warmup)
 	return res
+}
+
+// worstGap is res's longest gap between content chunks; when res ended
+// without success after its first token, the gap from its last chunk to
+// age (when the client gave up, since the send) counts too: a stream that
+// stalled until a timeout stalled at least that long.
+func worstGap(res *prober.Result, age time.Duration) time.Duration {
+	var worst, last time.Duration
+	last = res.TTFT
+	for _, g := range res.ITL {
+		worst = max(worst, g)
+		last += g
+	}
+	if !res.Success() && res.HasTTFT && age > last {
+		worst = max(worst, age-last)
+	}
+	return worst
 }
 
 // cancelled records request i, due but never sent: an interrupt came

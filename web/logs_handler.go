@@ -99,7 +99,7 @@ func probePhases(e *prober.HistoryEntry) string {
 	row("Finished", e.End.UTC().Format(time.RFC3339Nano))
 	row("Outcome", outcome(e))
 	if res.Warmup != "" {
-		row("Warm-up", "after a target restart ("+res.Warmup+"): kept out of the SLO and goodput counters")
+		row("Warm-up", "after a target restart ("+res.Warmup+"): kept out of the SLO and good-probe counters")
 	}
 	if phase := res.Reason.TimeoutPhase(); phase != "" {
 		row("Timed out", phase)

@@ -314,3 +314,8 @@ func (c *Comparison) Row(key string) *CompareRow {
 	}
 	return &CompareRow{Key: key}
 }
+
+// Label is the row's name as people read it: its key and unit, except
+// that the share of good requests, keyed "goodput" for compatibility
+// (--max-regression goodput:1), reads as what it is.
+func (r CompareRow) Label() string { return summary.MetricLabel(r.Key, r.Unit) }

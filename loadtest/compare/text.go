@@ -63,7 +63,7 @@ func (c *Comparison) WriteText(w io.Writer) {
 			}
 			notes = append(notes, verdict+" "+r.Threshold)
 		}
-		line := fmt.Sprintf("%-26s %12s %12s %12s %8s  %-14s %8s  %s", r.Key+" ("+r.Unit+")", textfmt.FmtNum(r.Base), textfmt.FmtNum(r.New),
+		line := fmt.Sprintf("%-26s %12s %12s %12s %8s  %-14s %8s  %s", r.Label(), textfmt.FmtNum(r.Base), textfmt.FmtNum(r.New),
 			d, dp, r.Test, p, strings.Join(notes, "; "))
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}

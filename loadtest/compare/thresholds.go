@@ -10,7 +10,7 @@ import (
 
 // Threshold is one --max-regression entry: how much worse a metric may
 // get, relative (percent of the base) or absolute (the metric's unit;
-// percentage points for goodput and failed_percent).
+// percentage points for SLO attainment (key goodput) and failed_percent).
 type Threshold struct {
 	Key      string  `json:"key"`
 	Value    float64 `json:"value"`

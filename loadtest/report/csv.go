@@ -27,7 +27,9 @@ type CSVOut struct {
 }
 
 // csvHeader names the columns: the fields of --output-json's "requests"
-// with latencies in milliseconds, the inter-token gaps summarised; turn
+// with latencies in milliseconds, the inter-token gaps summarised
+// (itl_max_ms is the request's worst gap, max_itl: with the gap still
+// open when a request failed or was cut off while decoding); turn
 // (a multi-turn session's, from 1) is last, so that earlier readers of the
 // file keep their columns.
 var csvHeader = []string{"point", "rate", "index", "warmup", "planned_s", "start_s", "send_lag_ms",
@@ -66,10 +68,9 @@ func RateText(o *loadtest.Options) string {
 // Add writes one request's row (Options.OnResult). A write error is kept
 // for Flush: csv.Writer's error is sticky.
 func (c *CSVOut) Add(rec *loadtest.Record, res *prober.Result) {
-	var sum, mx time.Duration
+	var sum time.Duration
 	for _, g := range res.ITL {
 		sum += g
-		mx = max(mx, g)
 	}
 	itlMean := ""
 	if n := len(res.ITL); n > 0 {
@@ -82,7 +83,7 @@ func (c *CSVOut) Add(rec *loadtest.Record, res *prober.Result) {
 	r := c.row[:0]
 	r = append(r, c.Point, c.Rate, strconv.FormatInt(rec.Index, 10), strconv.FormatBool(rec.Warmup),
 		secText(rec.Planned), secText(rec.Start), msText(rec.Start-rec.Planned),
-		msText(rec.TTFT), msText(rec.TPOT), itlMean, msText(int64(mx)), strconv.Itoa(len(res.ITL)), msText(rec.E2EL),
+		msText(rec.TTFT), msText(rec.TPOT), itlMean, msText(int64(rec.MaxITL())), strconv.Itoa(len(res.ITL)), msText(rec.E2EL),
 		itoa32(rec.PlannedPrompt), itoa32(rec.PromptTokens), itoa32(rec.CachedTokens), itoa32(rec.OutputTokens),
 		strconv.FormatBool(rec.Success()), string(rec.Reason), errMsg, turnText(rec.Turn))
 	_ = c.w.Write(r) // sticky: Flush reports it

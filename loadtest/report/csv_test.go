@@ -24,7 +24,7 @@ func TestCSVOutRows(t *testing.T) {
 	}
 	c.Point, c.Rate = "rate", RateText(&loadtest.Options{Rate: 2.5})
 	ok := loadtest.Record{Index: 7, Planned: 1e9, Start: 1_000_250_000, TTFT: 20e6, TPOT: 5e6, E2EL: 35e6,
-		PlannedPrompt: 100, PromptTokens: 104, CachedTokens: 64, OutputTokens: 4, Turn: 2}
+		PlannedPrompt: 100, PromptTokens: 104, CachedTokens: 64, OutputTokens: 4, Turn: 2, MaxGapUs: 6000}
 	c.Add(&ok, &prober.Result{ITL: []time.Duration{4e6, 5e6, 6e6}})
 	c.Point, c.Rate = "", RateText(&loadtest.Options{Rate: math.Inf(1)})
 	bad := loadtest.Record{Index: 8, Warmup: true, Reason: prober.ReasonRateLimited}

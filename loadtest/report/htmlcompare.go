@@ -54,7 +54,7 @@ func (cv *CompareView) page() *htmlCompare {
 		return ""
 	}
 	for _, r := range c.Rows {
-		hc.Rows = append(hc.Rows, []string{r.Key + " (" + r.Unit + ")", num(r.Base, "%.2f"), num(r.New, "%.2f"), num(r.DeltaPercent, "%+.1f%%"),
+		hc.Rows = append(hc.Rows, []string{r.Label(), num(r.Base, "%.2f"), num(r.New, "%.2f"), num(r.DeltaPercent, "%+.1f%%"),
 			r.Test, num(r.PValue, "%.3g"), yes(r.Significant), r.Threshold, yes(r.Regression)})
 	}
 	if cv.Base != nil && cv.New != nil { // --num-runs summaries carry no requests to draw

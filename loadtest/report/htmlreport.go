@@ -73,6 +73,8 @@ type htmlRun struct {
 	Facts                  [][2]string
 	StatsHead              []string
 	Stats                  [][]string
+	BucketsHead            []string
+	Buckets                [][]string // SLO attainment by input tokens
 	Errors                 [][2]string
 	Dists                  [][2]template.HTML
 	Timeline               template.HTML
@@ -112,7 +114,7 @@ func sweepPage(s *sweep.Sweep, plan *capacity.Plan) *htmlSweep {
 		hs.Curve = append(hs.Curve, trusted(c))
 	}
 	pn := "p" + textfmt.PercentileName(s.Tail())
-	hs.Header = []string{"point", "offered req/s", "achieved req/s", "output tok/s", "good %", pn + " TTFT ms", "p99 TTFT 95% CI", pn + " TPOT ms", "p99 TPOT 95% CI", "bottleneck"}
+	hs.Header = []string{"point", "offered req/s", "achieved req/s", "output tok/s", "SLO attainment %", pn + " TTFT ms", "p99 TTFT 95% CI", pn + " TPOT ms", "p99 TPOT 95% CI", "bottleneck"}
 	for _, pt := range byLoad(s.Points) {
 		r := pt.Report
 		offered := "—"
@@ -178,10 +180,20 @@ func (rv *RunView) page() htmlRun {
 	fact := func(k, v string) { hr.Facts = append(hr.Facts, [2]string{k, v}) }
 	fact("Latency basis", "from the "+rep.Basis+" ("+rep.BasisReason+")")
 	if rep.SLO.Set() {
-		fact("Goodput SLOs (ms)", rep.SLO.String())
-		fact("Good requests", fmt.Sprintf("%.2f%% (%.2f req/s)", rep.GoodputPercent, rep.GoodputRate))
+		fact("SLOs (--goodput, ms)", rep.SLO.String())
+		fact("SLO attainment", fmt.Sprintf("%.2f%% of requests met every SLO", rep.GoodputPercent))
+		fact("Goodput", fmt.Sprintf("%.2f good req/s", rep.GoodputRate))
+		var missed []string
+		for _, n := range summary.SLONames {
+			if k := rep.MissedBy[n]; k > 0 {
+				missed = append(missed, fmt.Sprintf("%s %d", n, k))
+			}
+		}
+		if len(missed) > 0 {
+			fact("Requests that missed", strings.Join(missed, ", "))
+		}
 	} else {
-		fact("Goodput", "no SLOs given (--goodput)")
+		fact("SLO attainment", "no SLOs given (--goodput)")
 	}
 	fact("Offered load", offeredText(rep))
 	fact("Requests", fmt.Sprintf("%d succeeded, %d failed, %d cancelled, %d warm-up", rep.Completed, rep.Failed, rep.Cancelled, rep.Warmup))
@@ -197,7 +209,10 @@ func (rv *RunView) page() htmlRun {
 	for _, m := range []struct {
 		name string
 		s    stats.Stats
-	}{{"TTFT", rep.TTFT}, {"TPOT", rep.TPOT}, {"ITL", rep.ITL}, {"E2EL", rep.E2EL}} {
+	}{{"TTFT", rep.TTFT}, {"TPOT", rep.TPOT}, {"ITL", rep.ITL}, {"E2EL", rep.E2EL}, {"max ITL (worst gap per request)", rep.MaxITL}} {
+		if strings.HasPrefix(m.name, "max") && m.s.Count == 0 {
+			continue
+		}
 		row := []string{m.name, fmt.Sprint(m.s.Count), fmt.Sprintf("%.2f", m.s.Mean), fmt.Sprintf("%.2f", m.s.Median)}
 		for _, p := range ps {
 			row = append(row, fmt.Sprintf("%.2f", m.s.Value(p.P)))
@@ -207,6 +222,13 @@ func (rv *RunView) page() htmlRun {
 			ci = ciText(m.s)
 		}
 		hr.Stats = append(hr.Stats, append(row, ci))
+	}
+	if len(rep.InputBuckets) > 0 {
+		hr.BucketsHead = []string{"input tokens", "requests", "good", "SLO attainment %", "TTFT p50 ms", "TTFT p99 ms", "TTFT SLO ms", "TTFT from the"}
+		for _, b := range rep.InputBuckets {
+			hr.Buckets = append(hr.Buckets, []string{BucketName(b), fmt.Sprint(b.Requests), fmt.Sprint(b.Good), fmt.Sprintf("%.2f", b.Percent),
+				fmt.Sprintf("%.2f", b.TTFT.Median), fmt.Sprintf("%.2f", b.TTFT.Value(99)), BucketTTFTSLO(rep.SLO, b), rep.Basis})
+		}
 	}
 	reasons := make([]string, 0, len(rv.Errors))
 	for r := range rv.Errors {

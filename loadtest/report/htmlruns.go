@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"strings"
 
 	"github.com/llm-prober/llm-prober/loadtest/summary"
 )
@@ -18,7 +19,7 @@ func runsCharts(s *summary.RunsSummary) []template.HTML {
 			continue
 		}
 		n := len(r.Values)
-		c := newChart(370, 260, r.Key)
+		c := newChart(370, 260, strings.TrimSuffix(summary.MetricLabel(r.Key, r.Unit), " ("+r.Unit+")"))
 		c.XLabel, c.YLabel = "run", r.Unit
 		c.XMin, c.XMax = 0, float64(n+2)
 		c.XFmt = func(v float64) string {

@@ -115,8 +115,12 @@ func StartLive(f *web.FlagConfig, t *config.Target, name string, slo summary.SLO
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prober.NewTargetInfo(func() *config.Config { return info }))
 	l.register(reg)
+	ttft := slo.TTFT
+	if slo.TTFTPerToken > 0 {
+		ttft = 0 // the probe metrics know one fixed threshold: leave per-token TTFT to the report
+	}
 	l.metrics.Init(name, t.Model, LiveModule, 0, map[string]time.Duration{
-		"ttft": slo.TTFT, "tpot": slo.TPOT, "e2el": slo.E2EL})
+		"ttft": ttft, "tpot": slo.TPOT, "e2el": slo.E2EL})
 
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.InstrumentMetricHandler(reg, exposition.Handler(reg, l.metrics, liveLogger{logw})))

@@ -23,7 +23,7 @@ func TestReportAlignsWithLongSLO(t *testing.T) {
 			t.Errorf("value not at column 41: %q", l)
 		}
 	}
-	if !strings.Contains(b.String(), "Goodput SLOs (ms):                       ttft:1234.567 tpot:12.345 e2el:123456.789") {
+	if !strings.Contains(b.String(), "SLOs (--goodput, ms):                    ttft:1234.567 tpot:12.345 e2el:123456.789") {
 		t.Errorf("SLO line:\n%s", b.String())
 	}
 }

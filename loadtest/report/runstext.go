@@ -24,7 +24,7 @@ func WriteRuns(s *summary.RunsSummary, w io.Writer) {
 				clipped = true
 			}
 		}
-		fmt.Fprintf(w, "%-26s %12s %10s  %s\n", r.Key+" ("+r.Unit+")", textfmt.FmtNum(r.Mean), textfmt.FmtNum(r.Std), ci)
+		fmt.Fprintf(w, "%-26s %12s %10s  %s\n", summary.MetricLabel(r.Key, r.Unit), textfmt.FmtNum(r.Mean), textfmt.FmtNum(r.Std), ci)
 	}
 	fmt.Fprintln(w, "The intervals are between runs: they include run-to-run variation (host, server state, prompts drawn).")
 	if clipped {

@@ -32,7 +32,7 @@ func writeStages(rep *summary.Report, w io.Writer) {
 	if rep.SLO.Set() {
 		if i := rep.FirstStageBelow(99); i >= 0 {
 			s := rep.Stages[i]
-			fmt.Fprintf(w, "goodput first fell below 99%% in stage %d (planned %s): the load there is past what meets the SLOs\n", i+1, summary.RateText(s.PlannedRate))
+			fmt.Fprintf(w, "SLO attainment first fell below 99%% in stage %d (planned %s): the load there is past what meets the SLOs\n", i+1, summary.RateText(s.PlannedRate))
 		}
 	}
 	fmt.Fprintf(w, "(latency counts from the %s; the aggregate above mixes every stage's load)\n", rep.Basis)

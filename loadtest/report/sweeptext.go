@@ -55,7 +55,7 @@ func WriteSweep(s *sweep.Sweep, w io.Writer) {
 			r.TTFT.Value(tail), r.TPOT.Value(tail), r.E2EL.Value(tail), r.Failed, p.Verdict, mark)
 	}
 	writeUncertainty(s, w, pts)
-	fmt.Fprintf(w, "Knee (goodput ≥ %g%%): %s\n", s.KneeGoodput, s.KneeSummary())
+	fmt.Fprintf(w, "Knee (SLO attainment ≥ %g%%): %s\n", s.KneeGoodput, s.KneeSummary())
 	if s.Knee != nil || s.Above != nil {
 		fmt.Fprintf(w, "%s\n", s.KneeCIText())
 	}

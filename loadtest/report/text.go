@@ -64,12 +64,17 @@ func WriteText(rep *summary.Report, w io.Writer) {
 	if rep.SLO.Set() {
 		// The SLOs on a line of their own: however long, the labels
 		// stay in vllm bench's 40-column layout.
-		line("Goodput SLOs (ms)", rep.SLO.String())
+		line("SLOs (--goodput, ms)", rep.SLO.String())
 		line("Request goodput (req/s)", f2(rep.GoodputRate))
-		line("Good requests (%)", f2(rep.GoodputPercent))
+		line("SLO attainment (%)", f2(rep.GoodputPercent))
 		if rep.Mode != "closed-loop" {
 			line("  counted from the send (%)", f2(rep.GoodputPercentSend))
 			line("  counted from the schedule (%)", f2(rep.GoodputPercentSchedule))
+		}
+		for _, n := range summary.SLONames {
+			if k := rep.MissedBy[n]; k > 0 {
+				line("  requests that missed "+n, k)
+			}
 		}
 	}
 	line("Output token throughput (tok/s)", f2(rep.OutputThroughput))
@@ -82,15 +87,19 @@ func WriteText(rep *summary.Report, w io.Writer) {
 	writeStats(rep, w, "Time per Output Token (excl. 1st token)", "TPOT", rep.TPOT)
 	writeStats(rep, w, "Inter-token Latency", "ITL", rep.ITL)
 	writeStats(rep, w, "End-to-end Latency", "E2EL", rep.E2EL)
+	if rep.MaxITL.Count > 0 {
+		writeStats(rep, w, "Worst gap per request (max ITL)", "max_itl", rep.MaxITL)
+	}
 	if rep.Mode != "closed-loop" && rep.Lag.Count > 0 {
 		writeStats(rep, w, "Send lag behind schedule", "lag", rep.Lag)
 		writeStats(rep, w, "TTFT from the planned send time", "TTFT", rep.SchedTTFT)
 		writeStats(rep, w, "E2EL from the planned send time", "E2EL", rep.SchedE2EL)
 	}
+	writeInputBuckets(rep, w)
 	writeStages(rep, w)
 	writeTurns(rep, w)
 	fmt.Fprintln(w, textfmt.Center("Latency basis", '-'))
-	fmt.Fprintf(w, "%-40s %s\n", "Goodput, --fail-on, knee, verdict use:", "from the "+rep.Basis)
+	fmt.Fprintf(w, "%-40s %s\n", "SLOs, --fail-on, knee, verdict use:", "from the "+rep.Basis)
 	fmt.Fprintln(w, "("+rep.BasisReason+")")
 	fmt.Fprintln(w, strings.Repeat("=", 50))
 }

@@ -14,7 +14,7 @@ func TestTurnsHeadingNamesBasis(t *testing.T) {
 	rep.Basis = summary.BasisSchedule
 	writeTurns(rep, &b)
 	if !strings.Contains(b.String(), "TTFT by turn (prefix-cache reuse), from the schedule") ||
-		!strings.Contains(b.String(), "as goodput does") {
+		!strings.Contains(b.String(), "as SLO attainment does") {
 		t.Errorf("heading does not name the schedule basis:\n%s", b.String())
 	}
 }

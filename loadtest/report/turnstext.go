@@ -25,6 +25,6 @@ func writeTurns(rep *summary.Report, w io.Writer) {
 	}
 	fmt.Fprintln(w, "(each turn resends the whole history: its TTFT stays near turn 1's only as far as the prefix cache serves the history; cached % per the server's usage)")
 	if rep.Basis == summary.BasisSchedule {
-		fmt.Fprintln(w, "(TTFT counts from each turn's planned send time, as goodput does: time waiting in the client is included)")
+		fmt.Fprintln(w, "(TTFT counts from each turn's planned send time, as SLO attainment does: time waiting in the client is included)")
 	}
 }

@@ -101,6 +101,7 @@ type requestJSON struct {
 	TPOT         float64   `json:"tpot"`
 	E2EL         float64   `json:"latency"`
 	ITLs         []float64 `json:"itls"`
+	MaxITL       float64   `json:"max_itl"` // worst gap (s), the open one at a failure while decoding
 	PromptLen    int32     `json:"prompt_len"`
 	PromptTokens int32     `json:"prompt_tokens"`
 	CachedTokens int32     `json:"cached_tokens"`
@@ -121,7 +122,7 @@ func (j *JSONOut) Add(rec *loadtest.Record, res *prober.Result) {
 		errMsg = res.Err.Error()
 	}
 	r := requestJSON{Index: rec.Index, Warmup: rec.Warmup, Planned: sec(rec.Planned), Start: sec(rec.Start), SlotWaited: rec.SlotWaited, Turn: rec.Turn,
-		TTFT: sec(rec.TTFT), TPOT: sec(rec.TPOT), E2EL: sec(rec.E2EL), ITLs: itls,
+		TTFT: sec(rec.TTFT), TPOT: sec(rec.TPOT), E2EL: sec(rec.E2EL), ITLs: itls, MaxITL: rec.MaxITL().Seconds(),
 		PromptLen: rec.PlannedPrompt, PromptTokens: rec.PromptTokens, CachedTokens: rec.CachedTokens,
 		OutputTokens: rec.OutputTokens, Success: rec.Success(), Reason: string(rec.Reason), Error: errMsg}
 	b, _ := json.Marshal(r)

@@ -20,7 +20,8 @@ type Condition struct {
 
 // failOnAliases are the short names of common result keys.
 var failOnAliases = map[string]string{
-	"goodput":    "llm_prober_goodput_percent",
+	"goodput":    "llm_prober_goodput_percent", // the share: kept for compatibility
+	"attainment": "llm_prober_slo_attainment_percent",
 	"failures":   "failed",
 	"throughput": "request_throughput",
 }
@@ -56,7 +57,7 @@ func ParseCondition(s string) (Condition, error) {
 // goodputKeys are the result keys that mean something only with SLOs:
 // without --goodput every successful request counts as good.
 var goodputKeys = []string{"llm_prober_goodput_percent", "request_goodput", "llm_prober_good_requests",
-	"llm_prober_goodput_send_percent", "llm_prober_goodput_schedule_percent"}
+	"llm_prober_goodput_send_percent", "llm_prober_goodput_schedule_percent", "llm_prober_slo_attainment_percent"}
 
 // FailOnKeys lists the numeric result keys a condition can name in a run
 // with percentiles ps and objectives slo (the goodput keys only when slo
@@ -67,7 +68,7 @@ func FailOnKeys(ps []float64, slo SLO) []string {
 	}
 	// A report with every optional key present: a rate, a cap, an SLO.
 	st := stats.ExactStats(nil, ps)
-	rep := &Report{Rate: 1, MaxConcurrency: 1, SLO: SLO{TTFT: 1}, TTFT: st, TPOT: st, ITL: st, E2EL: st}
+	rep := &Report{Rate: 1, MaxConcurrency: 1, SLO: SLO{TTFT: 1}, TTFT: st, TPOT: st, ITL: st, E2EL: st, MaxITL: st}
 	var keys []string
 	for _, kv := range rep.VLLMKeys() {
 		switch kv.Value.(type) {
@@ -89,7 +90,8 @@ func (c *Condition) Resolve(ps []float64, slo SLO) error {
 	if !slo.Set() && (slices.Contains(goodputKeys, c.Key) || slices.Contains(goodputKeys, c.Key+"_ms")) {
 		return fmt.Errorf("--fail-on %q: goodput needs SLOs; without --goodput (e.g. \"ttft:500 tpot:50\") every successful request counts as good", c.Src)
 	}
-	for _, k := range []string{c.Key, c.Key + "_ms"} {
+	// p99_max_itl: llm_prober_p99_max_itl_ms, bench's own key.
+	for _, k := range []string{c.Key, c.Key + "_ms", "llm_prober_" + c.Key, "llm_prober_" + c.Key + "_ms"} {
 		if slices.Contains(keys, k) {
 			c.Key = k
 			return nil
@@ -117,9 +119,9 @@ func describeKeys(keys []string, slo SLO) string {
 		}
 	}
 	out := strings.Join(aliases, ", ") + " (aliases); " + strings.Join(plain, ", ") +
-		"; {" + strings.Join(stats, ",") + "}_{ttft,tpot,itl,e2el}[_ms] (the percentiles of --percentiles)"
+		"; {" + strings.Join(stats, ",") + "}_{ttft,tpot,itl,e2el,max_itl}[_ms] (the percentiles of --percentiles; max_itl: each request's worst gap)"
 	if !slo.Set() {
-		out += "; with --goodput also goodput, request_goodput, llm_prober_good_requests"
+		out += "; with --goodput also attainment (SLO attainment, %), goodput (the older name of attainment), request_goodput (good req/s), llm_prober_good_requests"
 	}
 	return out
 }

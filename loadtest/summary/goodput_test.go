@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/loadtest/stats"
 )
 
@@ -42,5 +43,31 @@ func TestParseSLOAndConditions(t *testing.T) {
 		if _, err := ParseCondition(bad); err == nil {
 			t.Errorf("ParseCondition(%q) accepted", bad)
 		}
+	}
+}
+
+// Issue 34: max_itl and a TTFT that grows with the prompt parse, print
+// back, and judge a request.
+func TestSLOMaxITLAndTTFTPerToken(t *testing.T) {
+	slo, err := ParseSLO("ttft:200+0.5/tok tpot:50 max_itl:300")
+	if err != nil || slo.String() != "ttft:200+0.5/tok tpot:50 max_itl:300" {
+		t.Fatalf("%+v %v: %q", slo, err, slo.String())
+	}
+	ms := int64(time.Millisecond)
+	rec := loadtest.Record{TTFT: 600 * ms, TPOT: 35 * ms, E2EL: 1300 * ms, PlannedPrompt: 1000, PromptTokens: 1024, OutputTokens: 20, ITLCount: 19, MaxGapUs: 250_000}
+	if !Good(&rec, slo, 0) { // 600 ≤ 200 + 0.5 × 1024 = 712
+		t.Errorf("a 1,024-token prompt with TTFT 600 ms misses %b", Misses(&rec, slo, 0))
+	}
+	rec.PromptTokens = 0 // the plan's 1,000 tokens: 700 ms
+	if !Good(&rec, slo, 0) || Good(&rec, slo, 101*ms) {
+		t.Errorf("the planned length should set the objective: %b, %b", Misses(&rec, slo, 0), Misses(&rec, slo, 101*ms))
+	}
+	rec.MaxGapUs = 600_000 // a stall: TPOT still met
+	if m := Misses(&rec, slo, 0); m != 8 {
+		t.Errorf("a stalled request misses %b, want max_itl only", m)
+	}
+	cut := loadtest.Record{Reason: loadtest.ReasonCancelled, Start: 0, End: 400 * ms, TTFT: 50 * ms, MaxGapUs: 350_000}
+	if !Missed(&cut, SLO{MaxITL: 300 * time.Millisecond}, 0) || Missed(&cut, SLO{MaxITL: 400 * time.Millisecond}, 0) {
+		t.Error("a request cut off mid-stall has missed max_itl only past the objective")
 	}
 }

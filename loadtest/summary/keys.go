@@ -86,6 +86,16 @@ func (rep *Report) VLLMKeys() []KV {
 			kv = append(kv, KV{"llm_prober_p99_" + m.name + "_ci95_ms", []float64{m.s.P99Low, m.s.P99High}})
 		}
 	}
+	{
+		// Each request's worst gap: vllm bench has no such key.
+		m := rep.MaxITL
+		kv = append(kv, KV{"llm_prober_mean_max_itl_ms", m.Mean}, KV{"llm_prober_median_max_itl_ms", m.Median},
+			KV{"llm_prober_std_max_itl_ms", m.Std})
+		for _, p := range m.Percentiles {
+			kv = append(kv, KV{"llm_prober_p" + textfmt.PercentileName(p.P) + "_max_itl_ms", p.Value})
+		}
+	}
+	kv = append(kv, rep.sloKeys()...)
 	kv = append(kv, KV{"llm_prober_sample_warnings", nonNil(rep.SampleWarnings())})
 	if rep.Lag.Count > 0 {
 		kv = append(kv, KV{"llm_prober_send_lag_ms", statsMap(rep.Lag)})

@@ -24,7 +24,7 @@ var WorkloadKeys = []string{"llm_prober_workload", "backend", "llm_prober_mode",
 	"max_concurrency", "llm_prober_goodput_slo"}
 
 // Metrics lists every row in order: latencies, then throughput,
-// goodput and the failure share.
+// SLO attainment (keyed goodput) and the failure share.
 func Metrics() []Metric {
 	var out []Metric
 	for _, f := range CompareFamilies {
@@ -52,4 +52,14 @@ func Num(f float64) *float64 {
 		return nil
 	}
 	return &f
+}
+
+// MetricLabel is a metric row's name as people read it: key and unit,
+// except that the share of good requests, keyed "goodput" for
+// compatibility (--max-regression goodput:1), reads as what it is.
+func MetricLabel(key, unit string) string {
+	if key == "goodput" {
+		return "SLO attainment (" + unit + ")"
+	}
+	return key + " (" + unit + ")"
 }

@@ -42,12 +42,26 @@ type Report struct {
 	PeakInFlight         int     // most requests in flight at once, exact
 	MeanConcurrency      float64 // time-averaged requests in flight
 
-	SLO            SLO
-	Good           int
-	GoodputRate    float64 // good req/s
-	GoodputPercent float64 // good / measured requests, %
+	SLO         SLO
+	Good        int
+	GoodputRate float64 // goodput: good req/s
+	// GoodputPercent is SLO attainment: good / judged requests, % (the
+	// field keeps its old name; the share is not goodput, a rate).
+	GoodputPercent float64
+	// MissedBy counts the successful requests that missed each objective
+	// (SLONames; a request may miss several), on the report's basis;
+	// InputBuckets is SLO attainment by prompt length (buckets.go).
+	MissedBy     map[string]int
+	InputBuckets []InputBucket
 
 	TTFT, TPOT, ITL, E2EL stats.Stats
+	// MaxITL is each successful request's worst gap between content
+	// chunks (requests with two or more chunks), ms.
+	MaxITL stats.Stats
+	// LongestGap is the longest of those gaps, ms; StalledTPOTMet counts
+	// the requests that missed max_itl while meeting the TPOT objective.
+	LongestGap     float64
+	StalledTPOTMet int
 	// Lag is how late requests were sent against the schedule (open loop:
 	// timer and --max-concurrency waits), in ms.
 	Lag stats.Stats
@@ -92,7 +106,7 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 	if o.Workload != nil {
 		rep.Workload = o.Workload.Describe()
 	}
-	var ttft, tpot, e2el, lag []float64
+	var ttft, tpot, e2el, maxITL, lag []float64
 	var sc scheduleAcc
 	first, last := int64(math.MaxInt64), int64(0)
 	var events []int64 // +start, -end, for concurrency
@@ -130,6 +144,10 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 		if rec.OutputTokens > 1 {
 			tpot = append(tpot, Ms(rec.TPOT))
 		}
+		if rec.ITLCount > 0 {
+			maxITL = append(maxITL, float64(rec.MaxITL())/1e6)
+			rep.LongestGap = max(rep.LongestGap, maxITL[len(maxITL)-1])
+		}
 	}
 	if first < last {
 		rep.Duration = time.Duration(last - first)
@@ -146,6 +164,7 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 	rep.TPOT = stats.ExactStatsCI(tpot, ps)
 	rep.E2EL = stats.ExactStatsCI(e2el, ps)
 	rep.ITL = r.ITL.Stats(ps)
+	rep.MaxITL = stats.ExactStats(maxITL, ps)
 	rep.Lag = stats.ExactStats(lag, ps)
 	if o.Shaped() && !o.ClosedLoop() {
 		rep.Shape = "trace replay"
@@ -155,6 +174,7 @@ func Summarize(r *loadtest.Run, slo SLO, ps []float64) *Report {
 		rep.Rate = shapeRate(sc.spans[0], sc.spans[1], sc.measured)
 	}
 	sc.finish(rep, ps)
+	summarizeSLOs(r, rep, ps)
 	summarizeStages(r, rep, ps)
 	summarizeTurns(r, rep, ps)
 	return rep

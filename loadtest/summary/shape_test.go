@@ -104,7 +104,7 @@ func TestRampFirstStageBelow(t *testing.T) {
 	}
 	rep.Shape, rep.Stages[2].PlannedRate, rep.Completed = "linear ramp-up 1 → 10 req/s", 9.5, 30
 	if v := Judge(rep, nil); len(v.Evidence) < 2 || !strings.Contains(v.Evidence[0], "the load changed over the run") ||
-		v.Evidence[1] != "goodput first fell below 99% in stage 3 of 3 (planned 9.5 req/s)" {
+		v.Evidence[1] != "SLO attainment first fell below 99% in stage 3 of 3 (planned 9.5 req/s)" {
 		t.Errorf("verdict evidence %q", v.Evidence)
 	}
 	rep.SLO = SLO{}

@@ -163,13 +163,13 @@ func shapeRate(first, last int64, n int) float64 {
 }
 
 // shapeCaveat warns that a ramp or trace run's verdict covers loads that
-// changed, and names the stage where goodput first fell.
+// changed, and names the stage where SLO attainment first fell.
 func (rep *Report) shapeCaveat(add func(string, ...any)) {
 	if rep.Shape == "" {
 		return
 	}
 	add("caveat: %s: the load changed over the run; the verdict judges it whole, the per-stage table shows where latency broke", rep.Shape)
 	if i := rep.FirstStageBelow(99); i >= 0 {
-		add("goodput first fell below 99%% in stage %d of %d (planned %s)", i+1, len(rep.Stages), RateText(rep.Stages[i].PlannedRate))
+		add("SLO attainment first fell below 99%% in stage %d of %d (planned %s)", i+1, len(rep.Stages), RateText(rep.Stages[i].PlannedRate))
 	}
 }

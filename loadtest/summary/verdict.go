@@ -78,6 +78,7 @@ func Judge(rep *Report, srv *serverwatch.ServerReport) Verdict {
 		add("caveat: %s", w)
 	}
 	rep.shapeCaveat(add)
+	rep.stallEvidence(add)
 	// The client's verdict still shows the server's evidence: it is why
 	// the server was not named.
 	client, clientSummary := clientHeldBack(rep, srv, add)
@@ -200,7 +201,30 @@ func optimalSummary(srv *serverwatch.ServerReport) string {
 // ttftMissed reports whether the TTFT objective failed for more than 1 %
 // of requests (p99 above it): with requests seen waiting, that is queueing.
 func ttftMissed(rep *Report) bool {
+	if rep.SLO.TTFTPerToken > 0 {
+		// The objective differs per request: count the misses.
+		return rep.Completed > 0 && float64(rep.MissedBy["ttft"]) > 0.01*float64(rep.Completed)
+	}
 	return rep.SLO.TTFT > 0 && rep.BasisTTFT().Value(99) > float64(rep.SLO.TTFT)/1e6
+}
+
+// stallEvidence says how the max_itl objective fared: a stall (a
+// preemption, a long prefill batched in) that the mean TPOT hides.
+func (rep *Report) stallEvidence(add func(string, ...any)) {
+	if rep.SLO.MaxITL <= 0 {
+		return
+	}
+	slo := float64(rep.SLO.MaxITL) / 1e6
+	if n := rep.MissedBy["max_itl"]; n > 0 {
+		hidden := ""
+		if rep.SLO.TPOT > 0 {
+			hidden = fmt.Sprintf("; %d of them met the TPOT objective, whose mean hides the stall", rep.StalledTPOTMet)
+		}
+		add("max_itl: %d of %d successful requests stalled longer than the %g ms objective (worst gap per request p99 %.1f ms, longest %.1f ms)%s",
+			n, rep.Completed, slo, rep.MaxITL.Value(99), rep.LongestGap, hidden)
+		return
+	}
+	add("max_itl: no successful request stalled longer than the %g ms objective (worst gap per request p99 %.1f ms)", slo, rep.MaxITL.Value(99))
 }
 
 func failedShare(rep *Report) float64 {

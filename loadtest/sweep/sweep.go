@@ -33,7 +33,7 @@ type Point struct {
 	Verdict string
 }
 
-// Good reports whether the point's goodput met the target percentage.
+// Good reports whether the point's SLO attainment met the target percentage.
 func (p *Point) Good(target float64) bool { return p.Report.GoodputPercent >= target }
 
 // SweepConfig drives a sweep; Run executes one point.
@@ -272,7 +272,7 @@ func (s *Sweep) Monotonicity() string {
 	if s.Rebound == nil || s.FirstBad == nil {
 		return ""
 	}
-	return fmt.Sprintf("goodput is not monotone in the rate: %.2f req/s failed (%.2f%% good) but %.2f req/s passed (%.2f%%); the knee is taken below the first failure; rerun to confirm",
+	return fmt.Sprintf("SLO attainment is not monotone in the rate: %.2f req/s failed (%.2f%% good) but %.2f req/s passed (%.2f%%); the knee is taken below the first failure; rerun to confirm",
 		s.FirstBad.Rate, s.FirstBad.Report.GoodputPercent, s.Rebound.Rate, s.Rebound.Report.GoodputPercent)
 }
 

@@ -33,7 +33,7 @@ func TestBenchCLIClientQueueingFailsGoodput(t *testing.T) {
 	if code != ExitFailOn || !strings.Contains(log, "fail-on goodput<99 holds") {
 		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitFailOn, stdout, log)
 	}
-	for _, want := range []string{"Goodput, --fail-on, knee, verdict use:   from the schedule", "waited for a --max-concurrency slot",
+	for _, want := range []string{"SLOs, --fail-on, knee, verdict use:      from the schedule", "waited for a --max-concurrency slot",
 		"Verdict:                                 client_concurrency_cap"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
@@ -86,7 +86,7 @@ func TestBenchCLISweepWithoutKneeFails(t *testing.T) {
 	url := mocktarget.Serve(t, o, nil)
 	code, stdout, log := benchCLI(t, "--url", url, "--rates", "50,100", "--num-prompts", "10", "--min-samples", "10",
 		"--input-tokens", "8", "--output-tokens", "2", "--goodput", "ttft:1000", "--progress", "off", "--no-server-metrics")
-	if code != ExitFailed || !strings.Contains(log, "no rate met the knee's goodput") {
+	if code != ExitFailed || !strings.Contains(log, "no rate met the knee's SLO attainment") {
 		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitFailed, stdout, log)
 	}
 }

@@ -32,7 +32,7 @@ func TestBenchCLISweepBelowSaturationIsALowerBound(t *testing.T) {
 	if code != ExitFailed || !strings.Contains(log, "knee above 20.00 req/s (lower bound): extend --rates") {
 		t.Fatalf("exit %d, want %d and the lower bound\n%s\n%s", code, ExitFailed, stdout, log)
 	}
-	for _, want := range []string{"Knee (goodput ≥ 99%): knee above 20.00 req/s (lower bound)", "<- knee above (lower bound)",
+	for _, want := range []string{"Knee (SLO attainment ≥ 99%): knee above 20.00 req/s (lower bound)", "<- knee above (lower bound)",
 		"no upper bound (no tested rate failed)", "Capacity plan: not printed: the knee was not reached (above 20.00 req/s)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)

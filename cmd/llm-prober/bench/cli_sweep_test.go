@@ -71,7 +71,7 @@ func TestBenchCLIAutoSweep(t *testing.T) {
 	if d := r1 - (lo+hi)/2; d > 0.02*hi || d < -0.02*hi || r2 < hi*0.98 || r2 > hi*1.02 {
 		t.Errorf("rates %.2f, %.2f; want half way and all the way from %.2f to %.2f:\n%s", r1, r2, lo, hi, stdout)
 	}
-	if !strings.Contains(stdout, "<- knee above (lower bound)") || !strings.Contains(stdout, "Knee (goodput ≥ 99%): knee above ") || !strings.Contains(stdout, "p90 TTFT") {
+	if !strings.Contains(stdout, "<- knee above (lower bound)") || !strings.Contains(stdout, "Knee (SLO attainment ≥ 99%): knee above ") || !strings.Contains(stdout, "p90 TTFT") {
 		t.Errorf("no knee line or p90 columns:\n%s", stdout)
 	}
 	if !strings.Contains(log, "synchronous: ") || !strings.Contains(log, "max throughput: ") {

@@ -102,7 +102,7 @@ func TestBenchCLISweep(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
-	for _, want := range []string{"Rate sweep", "<- knee", "Knee (goodput ≥ 99%): ", " req/s achieved (10.00 offered)", "Capacity plan", "GPUs = replicas",
+	for _, want := range []string{"Rate sweep", "<- knee", "Knee (SLO attainment ≥ 99%): ", " req/s achieved (10.00 offered)", "Capacity plan", "GPUs = replicas",
 		"Knee rate 95% interval: 10.00–", "First rate past it: "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)

@@ -23,7 +23,7 @@ func TestBenchCLIFlagsCheckedUpFront(t *testing.T) {
 		want string
 	}{
 		{[]string{"--fail-on", "p99_ttf>500"}, `no result key "p99_ttf"; valid keys: `},
-		{[]string{"--percentiles", "50,90", "--fail-on", "p99_ttft>500"}, "{mean,median,std,p50,p90}_{ttft,tpot,itl,e2el}"},
+		{[]string{"--percentiles", "50,90", "--fail-on", "p99_ttft>500"}, "{mean,median,std,p50,p90}_{ttft,tpot,itl,e2el,max_itl}"},
 		{[]string{"--fail-on", "goodput<99"}, "goodput needs SLOs"},
 		{[]string{"--fail-on", "request_goodput<1", "--fail-on", "failed>0"}, "goodput needs SLOs"},
 		{[]string{"--burstiness=-1"}, "--burstiness -1"},

@@ -33,7 +33,7 @@ func NewCommand(app *kingpin.Application) *Command {
 	b := &Command{}
 	c := app.Command("bench", "Load-test a server like vllm bench serve: one run, a rate sweep to the saturation knee (--sweep), and a capacity plan. "+
 		"Exit codes: 0 success; 1 a run error or an interrupt (the partial report is still printed and written); 2 a bad flag, or a bad trace, dataset or workload file; "+
-		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed, or no rate of a sweep met the knee's goodput, or every rate did (the knee is above the top rate: a lower bound) (even without --fail-on).", 100*summary.MaxFailedShare))
+		fmt.Sprintf("3 a --fail-on condition held; 4 no request succeeded, or more than %g%% of a single run's requests failed, or no rate of a sweep met the knee's SLO attainment, or every rate did (the knee is above the top rate: a lower bound) (even without --fail-on).", 100*summary.MaxFailedShare))
 	b.cmd = c
 	// The run's flags are those of run, bench's default subcommand, not
 	// bench's: `bench [flags]` still runs it (kingpin enters the default
@@ -72,13 +72,13 @@ func NewCommand(app *kingpin.Application) *Command {
 	c.Flag("timeout", "Per-request timeout; also bounds each calibration request, and each /tokenize, /props and /v1/models call of prompt sizing (30s at most).").Default("10m").DurationVar(&b.Timeout)
 	c.Flag("idle-timeout", "Fail a request that receives nothing (no headers, no body bytes) for this long: a stalled server fails by its phase (timeout_first_token, timeout_decode) instead of holding the run for --timeout.").Default("2m").DurationVar(&b.IdleTimeout)
 
-	c.Flag("goodput", "SLOs for goodput, vllm bench syntax in ms: \"ttft:500 tpot:50 e2el:3000\".").StringVar(&b.Goodput)
+	c.Flag("goodput", "SLOs a good request meets, vllm bench syntax in ms, extended: \"ttft:500 tpot:50 e2el:3000 max_itl:1000\"; ttft:200+0.5/tok adds 0.5 ms per input token.").StringVar(&b.Goodput)
 	c.Flag("percentiles", "Percentiles to report.").Default("50,90,95,99,99.9").StringVar(&b.Percentiles)
 	c.Flag("output-json", "Write the aggregate and every request to this JSON file (vllm bench key names).").StringVar(&b.OutputJSON)
 	c.Flag("label", "A name for the run, written as \"label\" in --output-json (vllm bench's --label).").StringVar(&b.Label)
 	c.Flag("save-generated-texts", "Add vllm bench's generated_texts (every measured request's output) to --output-json.").BoolVar(&b.SaveTexts)
 	c.Flag("output-csv", "Write every request to this CSV file, one row each as it finishes (a sweep's points in one file, with point and rate columns).").StringVar(&b.OutputCSV)
-	c.Flag("fail-on", "Exit 3 if this holds, e.g. 'goodput<99' (needs --goodput), 'p99_ttft>500' (p99 in --percentiles), 'failed>0', any-failure (repeatable; keys checked before the run).").StringsVar(&b.FailOn)
+	c.Flag("fail-on", "Exit 3 if this holds, e.g. 'attainment<99' (SLO attainment %, needs --goodput; 'goodput<99' is the same), 'p99_max_itl>1000', 'p99_ttft>500' (p99 in --percentiles), 'failed>0', any-failure (repeatable; keys checked before the run).").StringsVar(&b.FailOn)
 	c.Flag("progress", "Progress output on stderr: auto (a bar on a terminal, else lines), bar, lines, off.").Default("auto").EnumVar(&b.Progress, "auto", "bar", "lines", "off")
 	c.Flag("server-metrics", "Scrape the server's /metrics before, during and after the run (--no-server-metrics to skip).").Default("true").BoolVar(&b.ServerMetrics)
 	c.Flag("metrics-interval", "How often to scrape the server's /metrics (and --extra-metrics-url) during the run.").Default("1s").DurationVar(&b.MetricsInterval)
@@ -90,7 +90,7 @@ func NewCommand(app *kingpin.Application) *Command {
 	c.Flag("sweep-steps", "Rates between the baseline and the maximum.").Default("6").IntVar(&b.SweepSteps)
 	c.Flag("sweep-refine", "Bisection steps between the last good and first bad rate.").Default("2").IntVar(&b.SweepRefine)
 	c.Flag("min-samples", "Fewest measured requests per open-loop sweep point (--num-prompts or --duration are raised to reach it; the synchronous baseline excepted): p99 needs about 1,000 to be stable (10 beyond it). 0: as --num-prompts or --duration say.").Default("1000").IntVar(&b.MinSamples)
-	c.Flag("knee-goodput", "The knee is the highest rate with at least this % of requests meeting every SLO.").Default("99").Float64Var(&b.KneeGoodput)
+	c.Flag("knee-goodput", "The knee is the highest rate whose SLO attainment (% of requests meeting every SLO) is at least this.").Default("99").Float64Var(&b.KneeGoodput)
 	c.Flag("curve", "Write the throughput-latency curve (SVG) of a sweep here.").StringVar(&b.Curve)
 	c.Flag("report", "Write a self-contained HTML report here: the summary, latency histograms and CDFs, a per-request timeline, throughput and the server's metrics over time; for a sweep also the curve, each point's p99 interval and the plan.").StringVar(&b.Report)
 

@@ -19,7 +19,7 @@ func newBenchCompareCmd(parent *kingpin.CmdClause) *compareFlags {
 	c.cmd = parent.Command("compare", "Compare two runs' --output-json files metric by metric, with significance tests on their requests; exit 3 on a significant regression beyond --max-regression (--output-json writes the comparison).")
 	c.cmd.Arg("base", "The reference run's --output-json file.").Required().StringVar(&c.Base)
 	c.cmd.Arg("new", "The run to check against it.").Required().StringVar(&c.New)
-	c.cmd.Flag("max-regression", "Regressions that fail the comparison (exit 3) when significant: key:threshold, comma-separated; % for relative, else the metric's unit (percentage points for goodput, failed_percent), e.g. 'p99_ttft_ms:10%,goodput:1'.").StringVar(&c.MaxRegression)
+	c.cmd.Flag("max-regression", "Regressions that fail the comparison (exit 3) when significant: key:threshold, comma-separated; % for relative, else the metric's unit (percentage points for the keys goodput, i.e. SLO attainment, and failed_percent), e.g. 'p99_ttft_ms:10%,goodput:1'.").StringVar(&c.MaxRegression)
 	c.cmd.Flag("alpha", "Significance level of the tests.").Default("0.05").Float64Var(&c.Alpha)
 	c.cmd.Flag("force", "Compare runs whose workloads differ (prompt/output lengths, dataset, endpoint, load, SLOs).").BoolVar(&c.Force)
 	c.cmd.Flag("output-json", "Write the comparison to this JSON file.").StringVar(&c.OutputJSON)

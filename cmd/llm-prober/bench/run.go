@@ -26,7 +26,7 @@ const (
 	ExitFailOn   = 3 // a --fail-on condition held
 	// ExitFailed: the run's failures void it: no request succeeded, more
 	// than MaxFailedShare of a single run's requests failed, no rate of
-	// a sweep met the knee's goodput, or every rate met it (the knee is
+	// a sweep met the knee's SLO attainment, or every rate met it (the knee is
 	// above the top rate: a lower bound, no knee).
 	ExitFailed = 4
 )
@@ -280,7 +280,7 @@ func (env *benchEnv) failOn(rep *summary.Report) int {
 		case holds:
 			basis := ""
 			if rep.Basis == summary.BasisSchedule {
-				basis = "; latency and goodput counted from the schedule"
+				basis = "; latency and SLO attainment counted from the schedule"
 			}
 			fmt.Fprintf(env.log, "fail-on %s holds (%s = %g%s)\n", c.Src, c.Key, got, basis)
 			code = ExitFailOn

@@ -145,13 +145,13 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 		p.WriteText(env.out)
 	}
 	if sw.Knee == nil && len(env.conds) > 0 {
-		fmt.Fprintln(env.log, "fail-on: no rate met the goodput target")
+		fmt.Fprintln(env.log, "fail-on: no rate met the SLO attainment target")
 		return ExitFailOn, nil
 	}
 	if sw.Knee == nil {
 		// A sweep exists to find the knee: none is a failed run, not a
 		// result to read as success (a dead server fails every point).
-		return ExitFailed, fmt.Errorf("no rate met the knee's goodput (%g%% of requests meeting every SLO)", b.KneeGoodput)
+		return ExitFailed, fmt.Errorf("no rate met the knee's SLO attainment (%g%% of requests meeting every SLO)", b.KneeGoodput)
 	}
 	return env.failOn(sw.Knee.Report), nil
 }

@@ -18,7 +18,7 @@ func (env *benchEnv) parseFlags() error {
 	b := env.b
 	var err error
 	if env.slo, err = summary.ParseSLO(b.Goodput); err != nil {
-		return err
+		return fmt.Errorf("--%w", err)
 	}
 	if env.ps, err = parsePercentiles(b.Percentiles); err != nil {
 		return err
