@@ -1,0 +1,224 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/llm-prober/llm-prober/loadtest/shard"
+	"github.com/llm-prober/llm-prober/loadtest/stats"
+	"github.com/llm-prober/llm-prober/mockvllm"
+)
+
+// benchCLIClock is benchCLI with the shard's clock estimate injected.
+func benchCLIClock(t *testing.T, clk shard.Clock, args ...string) (int, string, string) {
+	t.Helper()
+	app := kingpin.New("llm-prober", "")
+	b := NewCommand(app)
+	if _, err := app.Parse(append([]string{"bench"}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	b.Clock = func() shard.Clock { return clk }
+	var out, log bytes.Buffer
+	code, err := b.main(t.Context(), &out, &log)
+	if err != nil {
+		printError(&log, "error:", err)
+	}
+	return code, out.String(), log.String()
+}
+
+// mergeCLI parses args as `llm-prober bench merge` and runs it.
+func mergeCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	app := kingpin.New("llm-prober", "")
+	b := NewCommand(app)
+	if _, err := app.Parse(append([]string{"bench", "merge"}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	var out, log bytes.Buffer
+	code, err := b.merge.main(t.Context(), &out, &log)
+	if err != nil {
+		printError(&log, "error:", err)
+	}
+	return code, out.String(), log.String()
+}
+
+// promptServer serves the mock and keeps each chat request's messages
+// by its X-Request-Id.
+func promptServer(t *testing.T) (string, func() map[string]string) {
+	o := mockvllm.DefaultOptions()
+	o.TTFT, o.ITL = mockvllm.Dist{Mean: 5 * time.Millisecond}, mockvllm.Dist{Mean: 2 * time.Millisecond, Jitter: time.Millisecond}
+	s := mockvllm.New(o)
+	var mu sync.Mutex
+	seen := map[string]string{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/chat/completions" {
+			body, _ := io.ReadAll(r.Body)
+			var req struct{ Messages json.RawMessage }
+			_ = json.Unmarshal(body, &req)
+			mu.Lock()
+			seen[r.Header.Get("X-Request-Id")] = string(req.Messages)
+			mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	return ts.URL, func() map[string]string {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(seen)
+	}
+}
+
+// fileRequests reads a result file's requests: planned time by index,
+// and the measured successful TTFTs (ms), from the send and from the
+// schedule.
+func fileRequests(t *testing.T, path string) (planned map[int64]float64, ttfts, sched []float64, head map[string]any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Requests []struct {
+			Index   int64   `json:"index"`
+			Planned float64 `json:"planned_s"`
+			Start   float64 `json:"start_s"`
+			TTFT    float64 `json:"ttft"`
+			Warmup  bool    `json:"warmup"`
+			Success bool    `json:"success"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal(raw, &head)
+	planned = map[int64]float64{}
+	for _, q := range f.Requests {
+		planned[q.Index] = q.Planned
+		if q.Success && !q.Warmup {
+			ttfts = append(ttfts, q.TTFT*1e3)
+			sched = append(sched, (q.TTFT+max(q.Start-q.Planned, 0))*1e3)
+		}
+	}
+	return planned, ttfts, sched, head
+}
+
+var syncedClock = shard.Clock{Source: "injected", Offset: 200_000, MaxError: 300_000}
+
+// runShards runs n shards of one run at once (as an Indexed Job's pods
+// would, here in one process) against url; the files, by index.
+func runShards(t *testing.T, url string, n int, clock func(i int) shard.Clock, args ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	start := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
+	files := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		files[i] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		wg.Go(func() {
+			a := append(slices.Clone(args), "--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", start, "--output-json", files[i])
+			if code, stdout, log := benchCLIClock(t, clock(i), a...); code != 0 {
+				t.Errorf("shard %d: exit %d\n%s\n%s", i, code, stdout, log)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	return files
+}
+
+var shardRunArgs = []string{"--seed", "7", "--request-rate", "300", "--burstiness", "0.3", "--num-prompts", "90", "--warmup", "3",
+	"--input-tokens", "16", "--output-tokens", "4", "--progress", "off", "--metrics-interval", "50ms", "--goodput", "ttft:2000"}
+
+// Three shards partition one run: their union sends exactly the single
+// process's requests (same indexes, planned send times and prompts),
+// and the merge's percentiles are the exact ones of the union's raw
+// requests, as one process computes them.
+func TestShardsUnionIsTheSingleRun(t *testing.T) {
+	urlOne, promptsOne := promptServer(t)
+	single := filepath.Join(t.TempDir(), "single.json")
+	code, stdout, log := benchCLI(t, append(slices.Clone(shardRunArgs), "--url", urlOne, "--output-json", single)...)
+	if code != 0 {
+		t.Fatalf("single run: exit %d\n%s\n%s", code, stdout, log)
+	}
+	urlN, promptsN := promptServer(t)
+	files := runShards(t, urlN, 3, func(int) shard.Clock { return syncedClock }, append(slices.Clone(shardRunArgs), "--url", urlN)...)
+
+	wantPlanned, _, _, _ := fileRequests(t, single)
+	union := map[int64]float64{}
+	var unionTTFT, unionSched []float64
+	for i, f := range files {
+		planned, ttfts, sched, head := fileRequests(t, f)
+		for k, p := range planned {
+			if int(k)%3 != i {
+				t.Errorf("shard %d sent request %d", i, k)
+			}
+			union[k] = p
+		}
+		unionTTFT, unionSched = append(unionTTFT, ttfts...), append(unionSched, sched...)
+		if srv, _ := head["llm_prober_server"].(map[string]any); (i == 0) != (srv["scrapes"].(float64) > 0) {
+			t.Errorf("shard %d: server scrapes %v: only shard 0 scrapes", i, srv["scrapes"])
+		}
+	}
+	if len(union) != len(wantPlanned) {
+		t.Fatalf("union holds %d requests, the single run %d", len(union), len(wantPlanned))
+	}
+	for k, p := range wantPlanned {
+		if math.Abs(union[k]-p) > 1e-9 {
+			t.Errorf("request %d planned at %.9f s in the union, %.9f s alone", k, union[k], p)
+		}
+	}
+	one, many := promptsOne(), promptsN()
+	if len(one) != 93 || len(many) != 93 {
+		t.Fatalf("prompts sent: %d alone, %d by the shards (want 93)", len(one), len(many))
+	}
+	for id, p := range one {
+		if many[id] != p {
+			t.Errorf("%s: the shards sent another prompt", id)
+		}
+	}
+
+	merged := filepath.Join(t.TempDir(), "merged.json")
+	code, stdout, log = mergeCLI(t, append(slices.Clone(files), "--output-json", merged)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, log)
+	}
+	for _, want := range []string{"merged 3 shards", "shard 2/3", "offset 200µs ± 300µs (injected)", "Successful requests:                     90"} {
+		if !strings.Contains(stdout+log, want) {
+			t.Errorf("merge output lacks %q:\n%s\n%s", want, stdout, log)
+		}
+	}
+	_, mergedTTFT, _, head := fileRequests(t, merged)
+	if len(mergedTTFT) != 90 {
+		t.Fatalf("merged file: %d measured TTFTs", len(mergedTTFT))
+	}
+	slices.Sort(unionTTFT)
+	for _, p := range []float64{50, 90, 99} {
+		want := stats.QuantileSorted(unionTTFT, p)
+		key := fmt.Sprintf("p%g_ttft_ms", p)
+		if got := head[key].(float64); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: merged %.9g, the union's exact percentile %.9g", key, got, want)
+		}
+	}
+	if head["completed"].(float64) != 90 {
+		t.Errorf("completed %v", head["completed"])
+	}
+}
