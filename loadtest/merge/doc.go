@@ -6,7 +6,7 @@
 // loadtest.Run, so that summary computes every statistic exactly as if
 // one process had run it.
 //
-// Imports: loadtest, loadtest/shard, loadtest/resultfile and
-// loadtest/serverwatch. Never summary's verdict or fail-on, report or
-// the driver: the driver decides and prints.
+// Imports: loadtest, loadtest/shard and loadtest/resultfile. Never
+// summary, report or the driver: the driver summarises, decides and
+// prints the union like any run.
 package merge

@@ -69,6 +69,9 @@ func Parse(flag string, count int, env func(string) string) (Shard, error) {
 		if err != nil {
 			return Shard{}, fmt.Errorf("--shard %q: want i/N, e.g. 0/4", flag)
 		}
+		if c < 1 {
+			return Shard{}, fmt.Errorf("--shard %q: %w", flag, Shard{Count: c}.Check())
+		}
 		if count > 0 && count != c {
 			return Shard{}, fmt.Errorf("--shard %q disagrees with --shard-count %d", flag, count)
 		}

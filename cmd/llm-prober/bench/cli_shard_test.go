@@ -19,6 +19,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 	"github.com/llm-prober/llm-prober/loadtest/shard"
 	"github.com/llm-prober/llm-prober/loadtest/stats"
 	"github.com/llm-prober/llm-prober/mockvllm"
@@ -220,5 +221,93 @@ func TestShardsUnionIsTheSingleRun(t *testing.T) {
 	}
 	if head["completed"].(float64) != 90 {
 		t.Errorf("completed %v", head["completed"])
+	}
+}
+
+// The merge refuses what is not one whole run: a clock off beyond
+// --max-clock-offset (reported by shard and offset; merged but marked
+// not comparable with 0), a missing shard (exit 4 naming it), the same
+// shard twice, a shard of another run, a file that is no shard's.
+func TestMergeRefuses(t *testing.T) {
+	url := mocktarget.URL(t)
+	skewed := shard.Clock{Source: "injected", Offset: 80_000_000, MaxError: 1_000_000}
+	files := runShards(t, url, 3, func(i int) shard.Clock {
+		if i == 1 {
+			return skewed
+		}
+		return syncedClock
+	}, "--url", url, "--seed", "5", "--request-rate", "400", "--num-prompts", "12", "--input-tokens", "8",
+		"--output-tokens", "2", "--progress", "off", "--no-server-metrics")
+
+	code, _, log := mergeCLI(t, files...)
+	if code != ExitFailed || !strings.Contains(log, "shard 1 (") || !strings.Contains(log, "offset 80ms ± 1ms") ||
+		!strings.Contains(log, "--max-clock-offset 50ms") {
+		t.Errorf("skewed clock: exit %d, want %d naming shard 1 and its offset:\n%s", code, ExitFailed, log)
+	}
+	code, _, log = mergeCLI(t, append(slices.Clone(files), "--max-clock-offset", "0")...)
+	if code != 0 || !strings.Contains(log, "shard 1/3") || !strings.Contains(log, "offset 80ms") || !strings.Contains(log, "NOT COMPARABLE") {
+		t.Errorf("--max-clock-offset 0: exit %d, want 0 with the offsets printed and the run marked:\n%s", code, log)
+	}
+	if code, _, log = mergeCLI(t, append(slices.Clone(files), "--max-clock-offset", "100ms")...); code != 0 || strings.Contains(log, "NOT COMPARABLE") {
+		t.Errorf("within --max-clock-offset: exit %d\n%s", code, log)
+	}
+
+	code, _, log = mergeCLI(t, files[0], files[2], "--max-clock-offset", "0")
+	if code != ExitFailed || !strings.Contains(log, "shard 1 of 3 missing") {
+		t.Errorf("missing shard: exit %d, want %d naming shard 1:\n%s", code, ExitFailed, log)
+	}
+	if code, _, log = mergeCLI(t, files[0], files[0], files[1], "--max-clock-offset", "0"); code != ExitBadInput || !strings.Contains(log, "both shard 0") {
+		t.Errorf("a shard twice: exit %d\n%s", code, log)
+	}
+	raw, err := os.ReadFile(files[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "other.json")
+	if err := os.WriteFile(other, bytes.Replace(raw, []byte(`"seed":5,"ignore_eos"`), []byte(`"seed":6,"ignore_eos"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, log = mergeCLI(t, files[0], files[1], other, "--max-clock-offset", "0"); code != ExitBadInput || !strings.Contains(log, "not a shard of") || !strings.Contains(log, "spec") {
+		t.Errorf("another run's shard: exit %d\n%s", code, log)
+	}
+	plain := filepath.Join(t.TempDir(), "plain.json")
+	if code, _, log := benchCLI(t, "--url", url, "--num-prompts", "2", "--input-tokens", "8", "--output-tokens", "2", "--progress", "off",
+		"--no-server-metrics", "--output-json", plain); code != 0 {
+		t.Fatalf("plain run: exit %d\n%s", code, log)
+	}
+	if code, _, log = mergeCLI(t, plain); code != ExitBadInput || !strings.Contains(log, "not a shard's file") {
+		t.Errorf("a plain run's file: exit %d\n%s", code, log)
+	}
+}
+
+// --shard's own checks: a sharded run needs a shared start and seed and
+// an output file, and is one run; the index defaults from an Indexed
+// Job's JOB_COMPLETION_INDEX.
+func TestShardFlagsRefused(t *testing.T) {
+	start := time.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "0/2", "--seed", "1", "--output-json", "x.json"}, "needs --start-at"},
+		{[]string{"--shard", "0/2", "--start-at", start, "--output-json", "x.json"}, "needs --seed"},
+		{[]string{"--shard", "0/2", "--start-at", start, "--seed", "1"}, "needs --output-json"},
+		{[]string{"--shard", "0/2", "--start-at", start, "--seed", "1", "--output-json", "x.json", "--sweep", "--goodput", "ttft:9"}, "one run"},
+		{[]string{"--shard", "2/2"}, "want 0 to 1"},
+		{[]string{"--shard", "a/2"}, "want a whole number"},
+		{[]string{"--shard", "1"}, "give the count"},
+		{[]string{"--shard-count", "3", "--start-at", start}, "JOB_COMPLETION_INDEX"},
+		{[]string{"--start-at", "tomorrow"}, "RFC 3339"},
+		{[]string{"--start-at", "2099-01-01T00:00:00Z"}, "more than"},
+	} {
+		code, _, log := benchCLI(t, append([]string{"--url", "http://127.0.0.1:1"}, c.args...)...)
+		if code != ExitBadInput || !strings.Contains(log, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s", c.args, code, ExitBadInput, c.want, log)
+		}
+	}
+	t.Setenv("JOB_COMPLETION_INDEX", "7")
+	code, _, log := benchCLI(t, "--url", "http://127.0.0.1:1", "--shard-count", "4")
+	if code != ExitBadInput || !strings.Contains(log, "JOB_COMPLETION_INDEX: shard index 7: want 0 to 3") {
+		t.Errorf("JOB_COMPLETION_INDEX out of range: exit %d\n%s", code, log)
 	}
 }
