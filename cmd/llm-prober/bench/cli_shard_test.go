@@ -311,3 +311,36 @@ func TestShardFlagsRefused(t *testing.T) {
 		t.Errorf("JOB_COMPLETION_INDEX out of range: exit %d\n%s", code, log)
 	}
 }
+
+// The kustomize component's flag files (kingpin's @file, one flag a
+// line) parse with bench's and bench merge's flags as they are shipped.
+func TestBenchShardsManifestArgs(t *testing.T) {
+	const dir = "../../../deploy/kubernetes/components/bench-shards/"
+	app := kingpin.New("llm-prober", "")
+	b := NewCommand(app)
+	if _, err := app.Parse([]string{"bench", "@" + dir + "args", "--output-json=/results/shard-$(JOB_COMPLETION_INDEX).json"}); err != nil {
+		t.Fatal(err)
+	}
+	env := &benchEnv{b: &b.Config}
+	t.Setenv("JOB_COMPLETION_INDEX", "3")
+	if err := env.parseDecide(); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.parseShard(); err != nil && !strings.Contains(err.Error(), "more than") {
+		t.Fatal(err)
+	}
+	if b.Shard.ShardCount != 4 || !b.SeedSet || b.Shard.StartAt == "" || b.Goodput != "ttft:500 tpot:50" {
+		t.Errorf("args: %+v, seed set %v, goodput %q", b.Shard, b.SeedSet, b.Goodput)
+	}
+	if s, err := shard.Parse(b.Shard.Shard, b.Shard.ShardCount, os.Getenv); err != nil || s != (shard.Shard{Index: 3, Count: 4}) {
+		t.Errorf("shard from JOB_COMPLETION_INDEX: %v %v", s, err)
+	}
+	app = kingpin.New("llm-prober", "")
+	b = NewCommand(app)
+	if _, err := app.Parse([]string{"bench", "merge", "@" + dir + "merge-args"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.merge.Files) != 4 || b.merge.MaxClockOffset != 50*time.Millisecond || b.merge.OutputJSON == "" {
+		t.Errorf("merge-args: %+v", b.merge.MergeConfig)
+	}
+}
