@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/lint"
+	"helm.sh/helm/v3/pkg/lint/support"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -48,7 +50,29 @@ func argLines(s string) []string {
 // --shard-count, each writing its own file to the shared volume that
 // the (suspended) merge Job reads every shard's file from.
 func TestBenchShardsComponent(t *testing.T) {
-	o := build(t, withBenchShards(t))
+	checkBenchShards(t, build(t, withBenchShards(t)), 4)
+}
+
+// The Helm chart's equivalent (bench.enabled), rendered with Helm's
+// engine and linted: the same checks, its own shard count.
+func TestHelmBenchShards(t *testing.T) {
+	const file = "testdata/helm/bench.yaml"
+	o := render(t, file)
+	o.configMaps = slices.DeleteFunc(o.configMaps, func(cm *corev1.ConfigMap) bool { return !strings.HasSuffix(cm.Name, "-bench") })
+	checkBenchShards(t, o, 3)
+	if len(render(t, "").jobs) != 0 {
+		t.Error("bench.enabled is false by default, yet the chart renders Jobs")
+	}
+	l := lint.All(chartDir, helmValues(t, file), "llm-prober", false)
+	for _, m := range l.Messages {
+		if m.Severity >= support.WarningSev {
+			t.Errorf("helm lint (values %q): %s", file, m)
+		}
+	}
+}
+
+func checkBenchShards(t *testing.T, o *objects, want int) {
+	t.Helper()
 	if len(o.jobs) != 2 || len(o.pvcs) != 1 || len(o.configMaps) != 1 {
 		t.Fatalf("%d Jobs, %d PVCs, %d ConfigMaps; want 2, 1, 1", len(o.jobs), len(o.pvcs), len(o.configMaps))
 	}
@@ -63,8 +87,8 @@ func TestBenchShardsComponent(t *testing.T) {
 		return ""
 	}
 	count, err := strconv.Atoi(flag("shard-count"))
-	if err != nil || flag("seed") == "" || flag("start-at") == "" || flag("url") == "" {
-		t.Fatalf("args lack --shard-count, --seed, --start-at or --url: %q", args)
+	if err != nil || count != want || flag("seed") == "" || flag("start-at") == "" || flag("url") == "" {
+		t.Fatalf("args lack --shard-count %d, --seed, --start-at or --url: %q", want, args)
 	}
 	var shards, merge *batchv1.Job
 	for _, j := range o.jobs {

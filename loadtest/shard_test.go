@@ -55,7 +55,9 @@ func TestShardsPartitionTheOpenLoop(t *testing.T) {
 	}
 	for name, edit := range map[string]func(o *loadtest.Options){
 		"gamma": func(o *loadtest.Options) { o.Rate, o.Burstiness = 800, 0.3 },
-		"ramp":  func(o *loadtest.Options) { o.Rate, o.Ramp = math.Inf(1), &loadtest.Ramp{Strategy: loadtest.RampLinear, Start: 200, End: 2000} },
+		"ramp": func(o *loadtest.Options) {
+			o.Rate, o.Ramp = math.Inf(1), &loadtest.Ramp{Strategy: loadtest.RampLinear, Start: 200, End: 2000}
+		},
 		"trace": func(o *loadtest.Options) { o.Rate, o.Workload = math.Inf(1), trace },
 	} {
 		base := runkit.BaseOptions(tg, client, 8, 2)
