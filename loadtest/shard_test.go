@@ -217,3 +217,24 @@ func TestPartitionKeepsBurstiness(t *testing.T) {
 	}
 	t.Logf("CV: partitioned %.3f, superposed %.3f (8 streams) %.3f (64), gamma(0.3) %.3f", cv(merged), s8, s64, want)
 }
+
+// BenchmarkShardSchedule is a shard's own overhead: it draws the whole
+// schedule (a million gamma arrivals) and skips the other shards' part
+// (docs/performance.md). One shard of 16 sends 62,500 of them.
+func BenchmarkShardSchedule(b *testing.B) {
+	s := shard.Shard{Index: 3, Count: 16}
+	b.ReportAllocs()
+	for b.Loop() {
+		o := loadtest.Options{Rate: 1000, Burstiness: 0.3, Seed: 1}
+		plan, owned := o.Plan(), 0
+		for k := range 1_000_000 {
+			plan.Next()
+			if s.Owns(k) {
+				owned++
+			}
+		}
+		if owned != 62_500 {
+			b.Fatal(owned)
+		}
+	}
+}

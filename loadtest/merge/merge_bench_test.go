@@ -58,7 +58,7 @@ var benchFiles struct {
 }
 
 // BenchmarkMerge1M merges four shards of a million requests (8 gaps
-// each, 1.1 GB of files) and summarises the union: bench merge's cost
+// each, 451 MB of files) and summarises the union: bench merge's cost
 // (docs/performance.md).
 func BenchmarkMerge1M(b *testing.B) {
 	benchFiles.once.Do(func() {
