@@ -179,7 +179,6 @@ func TestPartitionKeepsBurstiness(t *testing.T) {
 	want := 1 / math.Sqrt(0.3)
 	o := loadtest.Options{Rate: rate, Burstiness: 0.3, Seed: 11}
 	plan := o.Plan()
-	var union []float64
 	perShard := make([][]float64, shards)
 	for k := range n {
 		at := plan.Next().Seconds()
@@ -187,7 +186,6 @@ func TestPartitionKeepsBurstiness(t *testing.T) {
 		if !s.Owns(k) {
 			t.Fatalf("request %d not owned by shard %d", k, k%shards)
 		}
-		union = append(union, at)
 		perShard[k%shards] = append(perShard[k%shards], at)
 	}
 	var merged []float64

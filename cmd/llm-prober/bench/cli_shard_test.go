@@ -165,16 +165,16 @@ func TestShardsUnionIsTheSingleRun(t *testing.T) {
 
 	wantPlanned, _, _, _ := fileRequests(t, single)
 	union := map[int64]float64{}
-	var unionTTFT, unionSched []float64
+	var unionTTFT []float64
 	for i, f := range files {
-		planned, ttfts, sched, head := fileRequests(t, f)
+		planned, ttfts, _, head := fileRequests(t, f)
 		for k, p := range planned {
 			if int(k)%3 != i {
 				t.Errorf("shard %d sent request %d", i, k)
 			}
 			union[k] = p
 		}
-		unionTTFT, unionSched = append(unionTTFT, ttfts...), append(unionSched, sched...)
+		unionTTFT = append(unionTTFT, ttfts...)
 		if srv, _ := head["llm_prober_server"].(map[string]any); (i == 0) != (srv["scrapes"].(float64) > 0) {
 			t.Errorf("shard %d: server scrapes %v: only shard 0 scrapes", i, srv["scrapes"])
 		}
