@@ -198,7 +198,8 @@ func TestShardsUnionIsTheSingleRun(t *testing.T) {
 	}
 
 	merged := filepath.Join(t.TempDir(), "merged.json")
-	code, stdout, log = mergeCLI(t, append(slices.Clone(files), "--output-json", merged)...)
+	csvPath, htmlPath := filepath.Join(t.TempDir(), "merged.csv"), filepath.Join(t.TempDir(), "merged.html")
+	code, stdout, log = mergeCLI(t, append(slices.Clone(files), "--output-json", merged, "--output-csv", csvPath, "--report", htmlPath)...)
 	if code != 0 {
 		t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, log)
 	}
@@ -206,6 +207,12 @@ func TestShardsUnionIsTheSingleRun(t *testing.T) {
 		if !strings.Contains(stdout+log, want) {
 			t.Errorf("merge output lacks %q:\n%s\n%s", want, stdout, log)
 		}
+	}
+	if b, err := os.ReadFile(csvPath); err != nil || strings.Count(string(b), "\n") != 1+93 {
+		t.Errorf("--output-csv: %v, %d lines, want a header and 93 rows", err, strings.Count(string(b), "\n"))
+	}
+	if b, err := os.ReadFile(htmlPath); err != nil || !strings.Contains(string(b), "(3 shards)") {
+		t.Errorf("--report: %v", err)
 	}
 	_, mergedTTFT, _, head := fileRequests(t, merged)
 	if len(mergedTTFT) != 90 {

@@ -23,6 +23,7 @@ func newBenchMergeCmd(parent *kingpin.CmdClause) *mergeFlags {
 	c.cmd.Flag("max-clock-offset", "Refuse shards whose clock may be off by more than this (|offset| + max error, from the kernel's NTP state when each started); 0 merges whatever the clocks and marks the run not comparable when one is unknown.").Default("50ms").DurationVar(&c.MaxClockOffset)
 	c.cmd.Flag("timeout", "Give up reading the files after this long.").Default("10m").DurationVar(&c.Timeout)
 	c.cmd.Flag("output-json", "Write the merged run's aggregate and every request to this JSON file (bench --output-json's format).").StringVar(&c.OutputJSON)
+	c.cmd.Flag("output-csv", "Write every request of every shard to this CSV file, a row each (bench --output-csv's columns).").StringVar(&c.OutputCSV)
 	c.cmd.Flag("report", "Write the merged run's self-contained HTML report here.").StringVar(&c.Report)
 	return c
 }

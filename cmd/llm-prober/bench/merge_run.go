@@ -24,6 +24,7 @@ type MergeConfig struct {
 	MaxClockOffset time.Duration // --max-clock-offset
 	Timeout        time.Duration // --timeout: reading every file
 	OutputJSON     string
+	OutputCSV      string
 	Report         string
 }
 
@@ -74,6 +75,12 @@ func RunMerge(ctx context.Context, mc *MergeConfig, out, log io.Writer) (int, er
 		}
 		fmt.Fprintf(log, "wrote %s\n", mc.OutputJSON)
 	}
+	if mc.OutputCSV != "" {
+		if err := writeCSV(rctx, m, mc.OutputCSV); err != nil {
+			return ExitError, fmt.Errorf("--output-csv: %w", err)
+		}
+		fmt.Fprintf(log, "wrote %s\n", mc.OutputCSV)
+	}
 	if mc.Report != "" {
 		h := &report.HTMLReport{Runs: []*report.RunView{report.NewRunView("", m.Run, res.report, res.server, res.verdict)},
 			Title: fmt.Sprintf("%s — %s (%d shards)", d.Model, m.Run.Opts.Workload.Describe(), len(m.Shards))}
@@ -121,27 +128,49 @@ func headServer(m *merge.Result) serverwatch.ServerReport {
 	return s
 }
 
-// writeMerged writes the merged result file: the aggregate of the union
-// and every shard's requests, read again one at a time (memory stays
-// that of the records).
-func writeMerged(ctx context.Context, m *merge.Result, res *benchResult, path string) error {
-	jo, err := resultfile.NewJSONOut()
-	if err != nil {
-		return err
-	}
-	defer jo.Close()
+// replay hands every shard's requests to add, read again one at a time
+// (memory stays that of the records), shard after shard.
+func replay(ctx context.Context, m *merge.Result, add func(*loadtest.Record, *prober.Result)) error {
 	for _, p := range m.Paths {
 		_, err := resultfile.ReadRecords(ctx, p, func(rec *loadtest.Record, itl []time.Duration, msg string) error {
 			r := &prober.Result{ITL: itl, Reason: rec.Reason}
 			if msg != "" {
 				r.Err = errors.New(msg)
 			}
-			jo.Add(rec, r)
+			add(rec, r)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// writeCSV writes --output-csv: every request, a row each.
+func writeCSV(ctx context.Context, m *merge.Result, path string) error {
+	c, err := report.CreateCSV(path)
+	if err != nil {
+		return err
+	}
+	c.Rate = report.RateText(&m.Run.Opts)
+	if err := replay(ctx, m, c.Add); err != nil {
+		c.Close()
+		return err
+	}
+	return c.Close()
+}
+
+// writeMerged writes the merged result file: the aggregate of the union
+// and every shard's requests, shard after shard.
+func writeMerged(ctx context.Context, m *merge.Result, res *benchResult, path string) error {
+	jo, err := resultfile.NewJSONOut()
+	if err != nil {
+		return err
+	}
+	defer jo.Close()
+	if err := replay(ctx, m, jo.Add); err != nil {
+		return err
 	}
 	d := m.Shards[0].Decide
 	head := append(res.report.VLLMKeys(),
