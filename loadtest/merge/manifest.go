@@ -28,8 +28,11 @@ type Manifest struct {
 	// exporters (shard 0 only).
 	Scraper     bool `json:"scrapes_server"`
 	Interrupted bool `json:"interrupted,omitempty"`
-	// Spec and Decide must be the same in every shard of a run.
+	// Spec, Sizing and Decide must be the same in every shard of a run:
+	// Sizing says how prompts were sized against the server, so shards
+	// that sized them differently sent different prompts.
 	Spec   loadtest.Spec `json:"spec"`
+	Sizing string        `json:"sizing"`
 	Decide Decide        `json:"decide"`
 }
 
@@ -43,7 +46,7 @@ type Decide struct {
 	Model       string   `json:"model"`
 }
 
-// same reports the first field in which a and b differ as "field: a vs b".
+// differs reports the first field in which a and b differ as "field: a vs b".
 func (m *Manifest) differs(o *Manifest) string {
 	pairs := []struct {
 		name string
@@ -52,6 +55,7 @@ func (m *Manifest) differs(o *Manifest) string {
 		{"count", m.Count, o.Count},
 		{"start_at", m.StartAt.UTC().Format(time.RFC3339Nano), o.StartAt.UTC().Format(time.RFC3339Nano)},
 		{"spec", m.Spec, o.Spec},
+		{"sizing", m.Sizing, o.Sizing},
 		{"decide", m.Decide, o.Decide},
 	}
 	for _, p := range pairs {

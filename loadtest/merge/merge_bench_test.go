@@ -1,10 +1,13 @@
 package merge
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,6 +102,17 @@ func TestReadUnion(t *testing.T) {
 	}
 	if len(seen) != 300 {
 		t.Errorf("%d distinct requests", len(seen))
+	}
+	raw, err := os.ReadFile(paths[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "other.json")
+	if err := os.WriteFile(other, bytes.Replace(raw, []byte(`"sizing":""`), []byte(`"sizing":"calibrated"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(t.Context(), []string{paths[0], paths[1], other}, Options{}); !errors.As(err, new(BadInputError)) || !strings.Contains(fmt.Sprint(err), `sizing: "" vs "calibrated"`) {
+		t.Errorf("prompts sized otherwise: %v", err)
 	}
 	if _, err := Read(t.Context(), paths[:2], Options{}); err == nil || fmt.Sprint(err) != "shard 2 of 3 missing: a run's union needs every shard (a failed pod's part was not sent, or its file not collected)" {
 		t.Errorf("missing: %v", err)

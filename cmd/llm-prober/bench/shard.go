@@ -89,7 +89,7 @@ func (env *benchEnv) announce(c shard.Clock) {
 func (env *benchEnv) manifest(o *loadtest.Options, run *loadtest.Run, rep *summary.Report, c shard.Clock, scraped bool) merge.Manifest {
 	b := env.b
 	m := merge.Manifest{Index: env.shard.Index, Count: max(env.shard.Count, 1), StartAt: env.startAt, Clock: c,
-		StartLag: int64(run.StartLag), Scraper: scraped, Interrupted: run.Interrupted, Spec: o.Spec(),
+		StartLag: int64(run.StartLag), Scraper: scraped, Interrupted: run.Interrupted, Spec: o.Spec(), Sizing: env.sizing.Describe(),
 		Decide: merge.Decide{Goodput: b.Goodput, Percentiles: b.Percentiles, FailOn: b.FailOn, Label: b.Label, Model: env.target.Model}}
 	if rep.Lag.Count > 0 && !o.ClosedLoop() {
 		m.SendLagP99 = rep.Lag.Value(99)
