@@ -18,6 +18,11 @@ import (
 // (or a year) would hold the pods for it.
 const maxStartWait = 24 * time.Hour
 
+// maxStartLate is how late a shard may come to --start-at: a pod
+// scheduled late catches up on its part (its send lag says so), but a
+// stale time would send the run's first minutes as one burst.
+const maxStartLate = time.Minute
+
 // parseShard reads --shard, --shard-count and --start-at, and refuses
 // what a sharded run cannot be: every shard must draw the same schedule
 // (--seed) from one origin (--start-at), and it is one run.
@@ -33,8 +38,12 @@ func (env *benchEnv) parseShard() error {
 		if err != nil {
 			return fmt.Errorf("--start-at %q: want RFC 3339, e.g. 2026-11-28T04:00:00Z", sc.StartAt)
 		}
-		if time.Until(t) > maxStartWait {
+		switch d := time.Until(t); {
+		case d > maxStartWait:
 			return fmt.Errorf("--start-at %s is more than %v away", sc.StartAt, maxStartWait)
+		case d < -maxStartLate:
+			// The whole schedule up to now would go out at once.
+			return fmt.Errorf("--start-at %s passed %v ago: set it ahead of every shard's start", sc.StartAt, (-d).Round(time.Second))
 		}
 		env.startAt = t
 	}
