@@ -49,6 +49,10 @@ type Options struct {
 	MaxOffset time.Duration
 }
 
+// MaxRequests bounds the requests of all shards together (about 1 GB
+// of records); a variable: tests lower it.
+var MaxRequests = 10_000_000
+
 // Read reads the shard files at paths and merges them.
 func Read(ctx context.Context, paths []string, opt Options) (*Result, error) {
 	if len(paths) == 0 {
@@ -61,6 +65,9 @@ func Read(ctx context.Context, paths []string, opt Options) (*Result, error) {
 	for k, p := range paths {
 		var m *Manifest
 		rf, err := resultfile.ReadRecords(ctx, p, func(rec *loadtest.Record, itl []time.Duration, msg string) error {
+			if len(run.Records) >= MaxRequests {
+				return fmt.Errorf("the shards hold more than %d requests in all: bench merge keeps every record (104 bytes each)", MaxRequests)
+			}
 			run.Records = append(run.Records, *rec)
 			if rec.Success() && !rec.Warmup {
 				run.AddTokens(rec, itl)

@@ -114,6 +114,12 @@ func TestReadUnion(t *testing.T) {
 	if _, err := Read(t.Context(), []string{paths[0], paths[1], other}, Options{}); !errors.As(err, new(BadInputError)) || !strings.Contains(fmt.Sprint(err), `sizing: "" vs "calibrated"`) {
 		t.Errorf("prompts sized otherwise: %v", err)
 	}
+	defer func(n int) { MaxRequests = n }(MaxRequests)
+	MaxRequests = 250
+	if _, err := Read(t.Context(), paths, Options{}); !errors.As(err, new(BadInputError)) || !strings.Contains(fmt.Sprint(err), "more than 250 requests in all") {
+		t.Errorf("past the cap: %v", err)
+	}
+	MaxRequests = 300
 	if _, err := Read(t.Context(), paths[:2], Options{}); err == nil || fmt.Sprint(err) != "shard 2 of 3 missing: a run's union needs every shard (a failed pod's part was not sent, or its file not collected)" {
 		t.Errorf("missing: %v", err)
 	}
