@@ -60,6 +60,15 @@ var benchFiles struct {
 	paths []string
 }
 
+// TestMain removes BenchmarkMerge1M's files, kept across its runs.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchFiles.dir != "" {
+		os.RemoveAll(benchFiles.dir)
+	}
+	os.Exit(code)
+}
+
 // BenchmarkMerge1M merges four shards of a million requests (8 gaps
 // each, 451 MB of files) and summarises the union: bench merge's cost
 // (docs/performance.md).
