@@ -6,6 +6,7 @@ import (
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -32,6 +33,8 @@ type objects struct {
 	pdbs            []*policyv1.PodDisruptionBudget
 	serviceMonitors []*monitoringv1.ServiceMonitor
 	rules           []*monitoringv1.PrometheusRule
+	jobs            []*batchv1.Job
+	pvcs            []*corev1.PersistentVolumeClaim
 }
 
 // build runs kustomize (its Go API, as kubectl -k does) on dir.
@@ -94,6 +97,10 @@ func (o *objects) add(gvk string, b []byte) error {
 		err = appendStrict(&o.serviceMonitors, b)
 	case "monitoring.coreos.com/v1 PrometheusRule":
 		err = appendStrict(&o.rules, b)
+	case "batch/v1 Job":
+		err = appendStrict(&o.jobs, b)
+	case "v1 PersistentVolumeClaim":
+		err = appendStrict(&o.pvcs, b)
 	default:
 		err = fmt.Errorf("no test decodes this kind")
 	}

@@ -14,12 +14,12 @@ import (
 // a package may import only packages of a lower layer (paths relative to
 // the module). The package docs say the same in words.
 var layers = [][]string{
-	{"internal/textfmt", "loadtest/stats"},
+	{"internal/textfmt", "loadtest/stats", "loadtest/shard"},
 	{"capacity", "loadtest/workload", "loadtest/serverwatch"},
 	{"loadtest"},
 	{"loadtest/summary"},
 	{"loadtest/sweep", "loadtest/resultfile"},
-	{"loadtest/compare"},
+	{"loadtest/compare", "loadtest/merge"},
 	{"loadtest/report"},
 	{"cmd/llm-prober/bench"},
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/loadtest/shard"
 	"github.com/llm-prober/llm-prober/loadtest/workload"
 	"github.com/llm-prober/llm-prober/prober"
 )
@@ -44,7 +45,13 @@ type Options struct {
 	WarmupRequests int
 	WarmupDuration time.Duration
 
-	Seed    int64
+	Seed int64
+	// Shard, if set, sends only this part of the schedule (shard.Shard:
+	// every shard builds the same one from Seed); StartAt, if set, is the
+	// schedule's origin, an absolute time all shards share: Execute
+	// waits for it.
+	Shard   shard.Shard
+	StartAt time.Time
 	Timeout time.Duration // per request; default 10 minutes
 	// IdleTimeout fails a request that receives nothing for this long
 	// (no headers, no body bytes); default DefaultIdleTimeout.
@@ -108,6 +115,8 @@ func (o *Options) Check() error {
 		return errors.New("timeouts cannot be negative")
 	case o.WarmupDuration > 0 && o.WarmupRequests > 0:
 		return errors.New("warm-up is a number of requests or a duration, not both")
+	case o.Shard.Count > 1:
+		return o.Shard.Check()
 	}
 	return nil
 }

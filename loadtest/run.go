@@ -38,6 +38,9 @@ type Run struct {
 	Errors map[prober.Reason]string
 	// Interrupted is set when ctx ended the run early.
 	Interrupted bool
+	// StartLag is how late the engine woke for Options.StartAt (0
+	// without it): its requests' send lag is counted from StartAt anyway.
+	StartLag time.Duration
 }
 
 // MaxTokenTimes bounds Run.TokenTimes at 32 MiB: 32,000 requests of 128
@@ -99,6 +102,12 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	}
 	progressDone := make(chan struct{})
 	r.started = time.Now()
+	if !o.StartAt.IsZero() {
+		if !waitUntil(ctx, o.StartAt) {
+			return nil, fmt.Errorf("interrupted while waiting for the start at %s", o.StartAt.UTC().Format(time.RFC3339Nano))
+		}
+		r.started, r.run.StartLag = o.StartAt, max(time.Since(o.StartAt), 0)
+	}
 	r.run.Started = r.started
 	var stopProgress func()
 	if o.Progress != nil {
@@ -120,15 +129,33 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	return r.run, nil
 }
 
-// total is the number of requests the run sends, 0 if it runs for a time.
+// total is the number of requests the run (this shard) sends, 0 if it
+// runs for a time.
 func (r *runner) total() int {
 	if r.o.NumPrompts <= 0 {
 		return 0
 	}
 	if c, ok := r.o.Workload.(interface{ Requests(sessions int) int }); ok {
-		return c.Requests(r.o.NumPrompts + r.o.WarmupRequests) // turns of multi-turn sessions
+		n := c.Requests(r.o.NumPrompts + r.o.WarmupRequests) // turns of multi-turn sessions
+		return r.o.Shard.Share(n)                            // about: sessions differ in length
 	}
-	return r.o.NumPrompts + r.o.WarmupRequests
+	return r.o.Shard.Share(r.o.NumPrompts + r.o.WarmupRequests)
+}
+
+// waitUntil sleeps until t; false if ctx ended first.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // admit classifies request i planned at t (since start) and says whether
@@ -150,7 +177,7 @@ func (r *runner) admit(i int, t time.Duration) (warmup, ok bool) {
 	if o.Duration > 0 {
 		r.armEnd.Do(func() { r.endTime = time.AfterFunc(time.Until(r.started.Add(r.end())), r.endRun) })
 	}
-	if o.NumPrompts > 0 && r.measured.Load() >= int64(o.NumPrompts) {
+	if o.NumPrompts > 0 && r.measured.Load() >= int64(r.measuredCap()) {
 		return false, false
 	}
 	if o.Duration > 0 && t >= time.Duration(r.warmupEnd.Load())+o.Duration {
@@ -158,6 +185,16 @@ func (r *runner) admit(i int, t time.Duration) (warmup, ok bool) {
 	}
 	r.measured.Add(1)
 	return false, true
+}
+
+// measuredCap is how many measured requests admit lets through: all of
+// them in an open loop, where a shard walks the whole schedule and skips
+// the others' part; a sharded closed loop's share, as it walks only its own.
+func (r *runner) measuredCap() int {
+	if r.o.ClosedLoop() {
+		return r.o.Shard.Share(r.o.NumPrompts)
+	}
+	return r.o.NumPrompts
 }
 
 // sendLead is how far ahead of its planned time a request's goroutine is
@@ -192,6 +229,9 @@ func (r *runner) openLoop() {
 		warmup, ok := r.admit(i, planned)
 		if !ok {
 			break
+		}
+		if !r.o.Shard.Owns(i) {
+			continue // another shard's: drawn all the same, so the schedule stays one
 		}
 		if !r.sleepUntil(timer, planned-sendLead) {
 			break // interrupted before this request was due: not part of the run
@@ -252,6 +292,9 @@ func (r *runner) warmupAtOnce(users int) int {
 				if !ok {
 					return
 				}
+				if !r.o.Shard.Owns(i) {
+					continue
+				}
 				r.inflight.Add(1)
 				r.do(i, time.Since(r.started), true, false, false)
 			}
@@ -278,17 +321,21 @@ func (r *runner) sleepUntil(timer *time.Timer, planned time.Duration) bool {
 	}
 }
 
+// closedLoop runs the users; a shard runs its share of them (by user
+// id), numbering its requests apart from the other shards' (Global), and
+// stops at its share of --num-prompts.
 func (r *runner) closedLoop() {
 	var wg sync.WaitGroup
 	var next atomic.Int64
 	var admitMu sync.Mutex // admission order must follow index order
-	for range r.o.Concurrency {
+	sh := r.o.Shard
+	for range sh.Share(r.o.Concurrency) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				admitMu.Lock()
-				i := int(next.Add(1) - 1)
+				i := sh.Global(int(next.Add(1) - 1))
 				planned := time.Since(r.started)
 				warmup, ok := r.admit(i, planned)
 				admitMu.Unlock()
@@ -410,45 +457,13 @@ func (r *runner) record(rec Record, res *prober.Result, warmup bool) {
 			r.run.Errors[rec.Reason] = res.Err.Error()
 		}
 	} else if !warmup {
-		r.addTokens(&rec, res.ITL)
+		r.run.AddTokens(&rec, res.ITL)
 	}
 	if r.o.OnResult != nil {
 		r.o.OnResult(&rec, res)
 	}
 	r.mu.Unlock()
 	r.done.Add(1)
-}
-
-// addTokens adds a measured request's gaps to the histogram and its token
-// arrival times to the per-second counts (vllm bench's peak output rate).
-func (r *runner) addTokens(rec *Record, itl []time.Duration) {
-	t := time.Duration(rec.Start + rec.TTFT)
-	r.tokenAt(t)
-	for _, g := range itl {
-		r.run.ITL.Add(int64(g))
-		t += g
-		r.tokenAt(t)
-	}
-}
-
-func (r *runner) tokenAt(t time.Duration) {
-	ms := int(t / time.Millisecond)
-	if ms < 0 {
-		return
-	}
-	if !r.run.TokenTimesDropped {
-		if len(r.run.TokenTimes) < MaxTokenTimes {
-			r.run.TokenTimes = append(r.run.TokenTimes, int64(t))
-		} else {
-			r.run.TokenTimes, r.run.TokenTimesDropped = nil, true
-		}
-	}
-	if n := ms + 1 - len(r.run.TokensPerMs); n > 0 {
-		r.run.TokensPerMs = append(r.run.TokensPerMs, make([]uint16, n)...)
-	}
-	if r.run.TokensPerMs[ms] < math.MaxUint16 {
-		r.run.TokensPerMs[ms]++
-	}
 }
 
 // module is the request for one item, built as a one-off probe module.

@@ -63,6 +63,9 @@ func (r *runner) sessionLoop() {
 		if !warmup && r.warmupEnd.Load() < 0 {
 			r.warmupEnd.Store(int64(planned))
 		}
+		if !r.o.Shard.Owns(s) {
+			continue // another shard's session
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -106,7 +109,7 @@ func (r *runner) session(s int, planned time.Duration, warmup bool, sem chan str
 		m := r.module(it)
 		m.Messages = msgs
 		r.inflight.Add(1)
-		i := int(next.Add(1) - 1)
+		i := r.o.Shard.Global(int(next.Add(1) - 1))
 		if !warmup {
 			r.measured.Add(1)
 		}

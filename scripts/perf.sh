@@ -83,4 +83,9 @@ go build -o "$OUT/llm-prober" ./cmd/llm-prober
 "$OUT/scale" -binary "$OUT/llm-prober" -targets "$SCALE_TARGETS" -interval "$SCALE_INTERVAL" -duration "$SCALE_DURATION" |
 	tee "$OUT/scale.txt" | tee -a "$summary"
 
+echo "== 5. bench shards: a shard's schedule walk, the merge of 1,000,000 requests ==" | tee -a "$summary"
+go test -run '^$' -bench ShardSchedule -benchmem -count "$COUNT" ./loadtest/ >"$OUT/shard.txt"
+go test -run '^$' -bench Merge1M -benchtime 1x -benchmem -count 3 ./loadtest/merge/ >"$OUT/merge.txt"
+(cd perf && go tool benchstat "$OUT/shard.txt" "$OUT/merge.txt") | tee -a "$summary"
+
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$summary"

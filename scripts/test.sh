@@ -75,6 +75,7 @@ fuzz FuzzWriterRoundTrip 100000x ./internal/exposition/
 fuzz FuzzTrace 30000x ./loadtest/workload/
 fuzz FuzzWorkloadFile 60000x ./loadtest/workload/
 fuzz FuzzPromAnswer 30000x ./capacity/promsource/
+fuzz FuzzReadRecords 30000x ./loadtest/resultfile/
 
 step "benchmarks still run (one iteration each; scripts/perf.sh measures)"
 go test -run='^$' -bench=. -benchtime=1x ./prober/ ./collector/ >/dev/null

@@ -95,6 +95,7 @@ type requestJSON struct {
 	Warmup       bool      `json:"warmup,omitempty"`
 	Planned      float64   `json:"planned_s"`
 	Start        float64   `json:"start_s"`
+	End          float64   `json:"end_s"`                 // when the client finished with it (bench merge)
 	SlotWaited   bool      `json:"slot_waited,omitempty"` // queued for a --max-concurrency slot
 	Turn         int16     `json:"turn,omitempty"`        // of a multi-turn session
 	TTFT         float64   `json:"ttft"`
@@ -103,6 +104,7 @@ type requestJSON struct {
 	ITLs         []float64 `json:"itls"`
 	MaxITL       float64   `json:"max_itl"` // worst gap (s), the open one at a failure while decoding
 	PromptLen    int32     `json:"prompt_len"`
+	OutputLen    int32     `json:"output_len"` // planned (max_tokens)
 	PromptTokens int32     `json:"prompt_tokens"`
 	CachedTokens int32     `json:"cached_tokens"`
 	OutputTokens int32     `json:"output_tokens"`
@@ -121,9 +123,9 @@ func (j *JSONOut) Add(rec *loadtest.Record, res *prober.Result) {
 	if res.Err != nil {
 		errMsg = res.Err.Error()
 	}
-	r := requestJSON{Index: rec.Index, Warmup: rec.Warmup, Planned: sec(rec.Planned), Start: sec(rec.Start), SlotWaited: rec.SlotWaited, Turn: rec.Turn,
+	r := requestJSON{Index: rec.Index, Warmup: rec.Warmup, Planned: sec(rec.Planned), Start: sec(rec.Start), End: sec(rec.End), SlotWaited: rec.SlotWaited, Turn: rec.Turn,
 		TTFT: sec(rec.TTFT), TPOT: sec(rec.TPOT), E2EL: sec(rec.E2EL), ITLs: itls, MaxITL: rec.MaxITL().Seconds(),
-		PromptLen: rec.PlannedPrompt, PromptTokens: rec.PromptTokens, CachedTokens: rec.CachedTokens,
+		PromptLen: rec.PlannedPrompt, OutputLen: rec.PlannedOutput, PromptTokens: rec.PromptTokens, CachedTokens: rec.CachedTokens,
 		OutputTokens: rec.OutputTokens, Success: rec.Success(), Reason: string(rec.Reason), Error: errMsg}
 	b, _ := json.Marshal(r)
 	j.item(spRequests, b)

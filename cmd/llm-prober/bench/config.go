@@ -3,6 +3,8 @@ package bench
 import (
 	"time"
 
+	"github.com/llm-prober/llm-prober/loadtest/shard"
+
 	"github.com/prometheus/exporter-toolkit/web"
 )
 
@@ -57,9 +59,13 @@ type Config struct {
 	SaveTexts                               bool // --save-generated-texts
 	Derive                                  DeriveConfig
 	Shape                                   ShapeConfig
-	ExtraURLs                               []string        // --extra-metrics-url
-	ExtraMatch                              []string        // --extra-metrics-match
-	Web                                     *web.FlagConfig // --web.listen-address, --web.config.file: live metrics (report.StartLive)
+	Shard                                   ShardConfig
+	// Clock, for tests, replaces the shard's clock estimate (an
+	// injected offset).
+	Clock      func() shard.Clock
+	ExtraURLs  []string        // --extra-metrics-url
+	ExtraMatch []string        // --extra-metrics-match
+	Web        *web.FlagConfig // --web.listen-address, --web.config.file: live metrics (report.StartLive)
 	// LiveHook, for tests, gets the live listener's address once it
 	// serves and again just before it closes.
 	LiveHook func(addr string, closing bool)

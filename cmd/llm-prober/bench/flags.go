@@ -24,6 +24,7 @@ import (
 type Command struct {
 	cmd, runCmd *kingpin.CmdClause
 	compare     *compareFlags
+	merge       *mergeFlags
 
 	Config
 }
@@ -101,15 +102,17 @@ func NewCommand(app *kingpin.Application) *Command {
 	strictflag.Int(c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel; a whole number).").Default("1"), &b.GPUsPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.KneeRate)
 	addDeriveFlags(c, &b.Derive)
+	addShardFlags(c, &b.Shard)
 	b.Web = kingpinflag.AddFlags(c, "")
 	b.compare = newBenchCompareCmd(b.cmd)
+	b.merge = newBenchMergeCmd(b.cmd)
 	return b
 }
 
 // Handles reports whether the parsed command name is bench's.
 func (b *Command) Handles(cmd string) bool {
 	switch cmd {
-	case b.cmd.FullCommand(), b.runCmd.FullCommand(), b.compare.cmd.FullCommand():
+	case b.cmd.FullCommand(), b.runCmd.FullCommand(), b.compare.cmd.FullCommand(), b.merge.cmd.FullCommand():
 		return true
 	}
 	return false
@@ -118,8 +121,11 @@ func (b *Command) Handles(cmd string) bool {
 // Execute runs the parsed bench command (a run or compare) and returns
 // the process's exit code.
 func (b *Command) Execute(cmd string) int {
-	if cmd == b.compare.cmd.FullCommand() {
+	switch cmd {
+	case b.compare.cmd.FullCommand():
 		return b.compare.run()
+	case b.merge.cmd.FullCommand():
+		return b.merge.run()
 	}
 	return b.run()
 }

@@ -17,7 +17,7 @@ func parseBench(t *testing.T, args ...string) (*Command, string, error) {
 
 func runConfig(b *Command) Command {
 	c := *b
-	c.cmd, c.runCmd, c.compare = nil, nil, nil
+	c.cmd, c.runCmd, c.compare, c.merge = nil, nil, nil, nil
 	return c
 }
 

@@ -61,7 +61,10 @@ func (env *benchEnv) freshen(ctx context.Context, o *loadtest.Options, k int) fr
 	f.asked, f.Seed, f.SeedRandom = true, b.Seed+int64(k), env.seedRandom
 	_, f.reseeded = env.workload.(workload.Reseedable)
 	o.Seed, o.Workload = f.Seed, workload.Reseed(env.workload, f.Seed)
-	ok, err := workload.ResetPrefixCache(ctx, env.client, env.target, b.Timeout)
+	ok, err := false, error(nil)
+	if env.shard.Index == 0 { // one reset per run, not one per shard
+		ok, err = workload.ResetPrefixCache(ctx, env.client, env.target, b.Timeout)
+	}
 	if err != nil {
 		fmt.Fprintf(env.log, "prefix-cache reset: %v\n", err)
 	}

@@ -11,9 +11,11 @@ import (
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/llm-prober/llm-prober/loadtest/merge"
 	"github.com/llm-prober/llm-prober/loadtest/report"
 	"github.com/llm-prober/llm-prober/loadtest/resultfile"
 	"github.com/llm-prober/llm-prober/loadtest/serverwatch"
+	"github.com/llm-prober/llm-prober/loadtest/shard"
 	"github.com/llm-prober/llm-prober/loadtest/summary"
 	"github.com/llm-prober/llm-prober/loadtest/workload"
 )
@@ -60,6 +62,8 @@ type benchEnv struct {
 	live        *report.Live          // --web.listen-address
 	meta        *serverwatch.Metadata // server and client, in every run's JSON
 	extra       *serverwatch.ExtraSet // --extra-metrics-url
+	shard       shard.Shard           // --shard: this process's part of the run
+	startAt     time.Time             // --start-at, zero without it
 }
 
 // benchResult is one run with its analysis.
@@ -95,6 +99,9 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 		return ExitBadInput, err
 	}
 	env.extra = extra
+	if err := env.parseShard(); err != nil {
+		return ExitBadInput, err
+	}
 	if b.KneeRate > 0 && b.URL == "" && b.Target == "" {
 		return b.planOnly(env)
 	}
@@ -170,6 +177,7 @@ func (env *benchEnv) options(rate float64, concurrency int) loadtest.Options {
 	if b.Duration > 0 {
 		o.NumPrompts = 0
 	}
+	o.Shard, o.StartAt = env.shard, env.startAt
 	b.Shape.apply(&o, env.workload, b.NumPromptsSet)
 	return o
 }
@@ -213,6 +221,8 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		return nil, errNotStarted
 	}
 	xw := env.extra.Watch(ctx, b.MetricsInterval)
+	clk := env.clock()
+	env.announce(clk)
 	run, err := loadtest.Execute(ctx, o)
 	extra := env.extra.Stop(xw, label)
 	if err == nil {
@@ -236,6 +246,9 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		cancel()
 	} else {
 		res.server = serverwatch.ServerReport{Err: "--no-server-metrics"}
+		if env.shard.Index > 0 {
+			res.server.Err = "shard " + env.shard.String() + ": only shard 0 scrapes the server"
+		}
 	}
 	summary.AttachServer(&res.server, res.report)
 	res.verdict = summary.Judge(res.report, &res.server)
@@ -257,6 +270,9 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 			summary.KV{Key: "llm_prober_metadata", Value: env.meta})
 		if res.extra != nil {
 			head = append(head, summary.KV{Key: "llm_prober_extra_metrics", Value: res.extra})
+		}
+		if env.sharded() {
+			head = append(head, summary.KV{Key: merge.Key, Value: env.manifest(&o, run, res.report, clk, w != nil)})
 		}
 		if dw := b.Derive.derived; dw != nil {
 			head = append(head, summary.KV{Key: "llm_prober_derived_workload", Value: dw})

@@ -16,23 +16,10 @@ import (
 // whole run or sweep.
 func (env *benchEnv) parseFlags() error {
 	b := env.b
-	var err error
-	if env.slo, err = summary.ParseSLO(b.Goodput); err != nil {
-		return fmt.Errorf("--%w", err)
-	}
-	if env.ps, err = parsePercentiles(b.Percentiles); err != nil {
+	if err := env.parseDecide(); err != nil {
 		return err
 	}
-	for _, s := range b.FailOn {
-		c, err := summary.ParseCondition(s)
-		if err != nil {
-			return err
-		}
-		if err := c.Resolve(env.ps, env.slo); err != nil {
-			return err
-		}
-		env.conds = append(env.conds, c)
-	}
+	var err error
 	if _, _, err := b.warmupSpec(); err != nil {
 		return err
 	}
@@ -80,6 +67,30 @@ func (env *benchEnv) parseFlags() error {
 		}
 	}
 	return b.checkPlan()
+}
+
+// parseDecide reads the flags that judge a run (--goodput,
+// --percentiles, --fail-on): bench's and bench merge's.
+func (env *benchEnv) parseDecide() error {
+	b := env.b
+	var err error
+	if env.slo, err = summary.ParseSLO(b.Goodput); err != nil {
+		return fmt.Errorf("--%w", err)
+	}
+	if env.ps, err = parsePercentiles(b.Percentiles); err != nil {
+		return err
+	}
+	for _, s := range b.FailOn {
+		c, err := summary.ParseCondition(s)
+		if err != nil {
+			return err
+		}
+		if err := c.Resolve(env.ps, env.slo); err != nil {
+			return err
+		}
+		env.conds = append(env.conds, c)
+	}
+	return nil
 }
 
 // checkWorkload checks the dataset flags.

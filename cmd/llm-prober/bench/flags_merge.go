@@ -1,0 +1,43 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kingpin/v2"
+)
+
+// mergeFlags are the flags of `llm-prober bench merge`.
+type mergeFlags struct {
+	cmd *kingpin.CmdClause
+	MergeConfig
+}
+
+func newBenchMergeCmd(parent *kingpin.CmdClause) *mergeFlags {
+	c := &mergeFlags{}
+	c.cmd = parent.Command("merge", "Merge the --output-json files of one sharded run (--shard 0/N … N-1/N) into one report, every statistic recomputed from the union of their requests as if one process had run it; exit 2 if the files are not shards of one run, 4 if a shard is missing, failed or its clock is off by more than --max-clock-offset, else bench's exit codes (3 --fail-on, 4 failures).")
+	c.cmd.Arg("shards", "The shards' --output-json files.").Required().StringsVar(&c.Files)
+	c.cmd.Flag("max-clock-offset", "Refuse shards whose clock may be off by more than this (|offset| + max error, from the kernel's NTP state when each started); 0 merges whatever the clocks and marks the run not comparable when one is unknown.").Default("50ms").DurationVar(&c.MaxClockOffset)
+	c.cmd.Flag("timeout", "Give up reading the files after this long.").Default("10m").DurationVar(&c.Timeout)
+	c.cmd.Flag("output-json", "Write the merged run's aggregate and every request to this JSON file (bench --output-json's format).").StringVar(&c.OutputJSON)
+	c.cmd.Flag("output-csv", "Write every request of every shard to this CSV file, a row each (bench --output-csv's columns).").StringVar(&c.OutputCSV)
+	c.cmd.Flag("report", "Write the merged run's self-contained HTML report here.").StringVar(&c.Report)
+	return c
+}
+
+func (c *mergeFlags) run() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code, err := c.main(ctx, os.Stdout, os.Stderr)
+	if err != nil {
+		printError(os.Stderr, "llm-prober bench merge:", err)
+	}
+	return code
+}
+
+func (c *mergeFlags) main(ctx context.Context, out, log io.Writer) (int, error) {
+	return RunMerge(ctx, &c.MergeConfig, out, log)
+}

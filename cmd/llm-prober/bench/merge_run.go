@@ -1,0 +1,189 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/llm-prober/llm-prober/internal/textfmt"
+	"github.com/llm-prober/llm-prober/loadtest"
+	"github.com/llm-prober/llm-prober/loadtest/merge"
+	"github.com/llm-prober/llm-prober/loadtest/report"
+	"github.com/llm-prober/llm-prober/loadtest/resultfile"
+	"github.com/llm-prober/llm-prober/loadtest/serverwatch"
+	"github.com/llm-prober/llm-prober/loadtest/summary"
+	"github.com/llm-prober/llm-prober/prober"
+)
+
+// MergeConfig is one `llm-prober bench merge`.
+type MergeConfig struct {
+	Files          []string
+	MaxClockOffset time.Duration // --max-clock-offset
+	Timeout        time.Duration // --timeout: reading every file
+	OutputJSON     string
+	OutputCSV      string
+	Report         string
+}
+
+// RunMerge merges the shard files, prints the report of their union
+// with the shards' clocks, and ends as the one run would have: the
+// --fail-on and goodput the shards ran with decide.
+func RunMerge(ctx context.Context, mc *MergeConfig, out, log io.Writer) (int, error) {
+	out, log = textfmt.NewSafeWriter(out), textfmt.NewSafeWriter(log)
+	if mc.MaxClockOffset < 0 || mc.Timeout <= 0 {
+		return ExitBadInput, errors.New("--max-clock-offset cannot be negative, --timeout must be positive")
+	}
+	if err := (&Config{Report: mc.Report}).checkReport(); err != nil {
+		return ExitBadInput, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, mc.Timeout)
+	defer cancel()
+	m, err := merge.Read(rctx, mc.Files, merge.Options{MaxOffset: mc.MaxClockOffset})
+	if err != nil {
+		if errors.As(err, new(merge.ShardError)) {
+			return ExitFailed, err
+		}
+		return ExitBadInput, err
+	}
+	d := m.Shards[0].Decide
+	env := &benchEnv{b: &Config{Goodput: d.Goodput, Percentiles: d.Percentiles, FailOn: d.FailOn, Label: d.Label,
+		OutputJSON: mc.OutputJSON, Report: mc.Report}, out: out, log: log}
+	if err := env.parseDecide(); err != nil {
+		return ExitBadInput, fmt.Errorf("%s: %s: %w", m.Paths[0], merge.Key, err)
+	}
+	writeShards(m, log)
+	res := &benchResult{run: m.Run, report: summary.Summarize(m.Run, env.slo, env.ps)}
+	res.server = headServer(m)
+	summary.AttachServer(&res.server, res.report)
+	res.verdict = summary.Judge(res.report, &res.server)
+	if raw, ok := m.Head["llm_prober_extra_metrics"]; ok {
+		res.extra = new(serverwatch.ExtraReport)
+		if json.Unmarshal(raw, res.extra) != nil {
+			res.extra = nil
+		}
+	}
+	report.WriteText(res.report, out)
+	report.WriteUncertainty(res.report, out)
+	report.WriteServer(&res.server, out, res.verdict)
+	env.writeExtra(res)
+	if mc.OutputJSON != "" {
+		if err := writeMerged(rctx, m, res, mc.OutputJSON); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(log, "wrote %s\n", mc.OutputJSON)
+	}
+	if mc.OutputCSV != "" {
+		if err := writeCSV(rctx, m, mc.OutputCSV); err != nil {
+			return ExitError, fmt.Errorf("--output-csv: %w", err)
+		}
+		fmt.Fprintf(log, "wrote %s\n", mc.OutputCSV)
+	}
+	if mc.Report != "" {
+		h := &report.HTMLReport{Runs: []*report.RunView{report.NewRunView("", m.Run, res.report, res.server, res.verdict)},
+			Title: fmt.Sprintf("%s — %s (%d shards)", d.Model, m.Run.Opts.Workload.Describe(), len(m.Shards))}
+		if err := writeHTML(mc.Report, h); err != nil {
+			return ExitError, err
+		}
+		fmt.Fprintf(log, "wrote %s\n", mc.Report)
+	}
+	if code := env.failOn(res.report); code != 0 {
+		return code, nil
+	}
+	if failing, why := res.report.Failing(); failing {
+		return ExitFailed, errors.New(why)
+	}
+	return 0, nil
+}
+
+// writeShards prints each shard's clock, start lag and send lag: the
+// offsets are the merge's caveat (docs/bench-sharding.md).
+func writeShards(m *merge.Result, log io.Writer) {
+	fmt.Fprintf(log, "merged %d shards of the run started at %s\n", len(m.Shards), m.Shards[0].StartAt.UTC().Format(time.RFC3339Nano))
+	for i, s := range m.Shards {
+		fmt.Fprintf(log, "  shard %d/%d %s: clock %s, woke %v late, send lag p99 %.3g ms, max %.3g ms%s\n", s.Index, s.Count, m.Paths[i],
+			s.Clock, time.Duration(s.StartLag).Round(time.Microsecond), s.SendLagP99, s.SendLagMax, scraperNote(s.Scraper))
+	}
+	if !m.Comparable {
+		fmt.Fprintln(log, "NOT COMPARABLE: a shard's clock is unknown or off by more than 1 ms and --max-clock-offset 0 skipped the check: planned send times across shards may be shifted by it (each request's latency is not)")
+	}
+}
+
+func scraperNote(s bool) string {
+	if s {
+		return " (scraped the server)"
+	}
+	return ""
+}
+
+// headServer is shard 0's server report (the one that scraped).
+func headServer(m *merge.Result) serverwatch.ServerReport {
+	var s serverwatch.ServerReport
+	raw, ok := m.Head["llm_prober_server"]
+	if !ok || json.Unmarshal(raw, &s) != nil {
+		return serverwatch.ServerReport{Err: "shard 0's file holds no readable server report"}
+	}
+	return s
+}
+
+// replay hands every shard's requests to add, read again one at a time
+// (memory stays that of the records), shard after shard.
+func replay(ctx context.Context, m *merge.Result, add func(*loadtest.Record, *prober.Result)) error {
+	for _, p := range m.Paths {
+		_, err := resultfile.ReadRecords(ctx, p, func(rec *loadtest.Record, itl []time.Duration, msg string) error {
+			r := &prober.Result{ITL: itl, Reason: rec.Reason}
+			if msg != "" {
+				r.Err = errors.New(msg)
+			}
+			add(rec, r)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeCSV writes --output-csv: every request, a row each.
+func writeCSV(ctx context.Context, m *merge.Result, path string) error {
+	c, err := report.CreateCSV(path)
+	if err != nil {
+		return err
+	}
+	c.Rate = report.RateText(&m.Run.Opts)
+	if err := replay(ctx, m, c.Add); err != nil {
+		c.Close()
+		return err
+	}
+	return c.Close()
+}
+
+// writeMerged writes the merged result file: the aggregate of the union
+// and every shard's requests, shard after shard.
+func writeMerged(ctx context.Context, m *merge.Result, res *benchResult, path string) error {
+	jo, err := resultfile.NewJSONOut()
+	if err != nil {
+		return err
+	}
+	defer jo.Close()
+	if err := replay(ctx, m, jo.Add); err != nil {
+		return err
+	}
+	d := m.Shards[0].Decide
+	head := append(res.report.VLLMKeys(),
+		summary.KV{Key: "model_id", Value: d.Model},
+		summary.KV{Key: "backend", Value: vllmBackend(m.Shards[0].Spec.API)},
+		summary.KV{Key: "endpoint_type", Value: vllmBackend(m.Shards[0].Spec.API)},
+		summary.KV{Key: "label", Value: nilIfEmpty(d.Label)},
+		summary.KV{Key: "llm_prober_server", Value: res.server},
+		summary.KV{Key: "llm_prober_verdict", Value: res.verdict},
+		summary.KV{Key: "llm_prober_merged_shards", Value: m.Shards},
+		summary.KV{Key: "llm_prober_merge_comparable", Value: m.Comparable})
+	if raw, ok := m.Head["llm_prober_metadata"]; ok {
+		head = append(head, summary.KV{Key: "llm_prober_metadata", Value: raw})
+	}
+	return jo.Write(path, head)
+}
