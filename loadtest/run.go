@@ -59,8 +59,9 @@ type runner struct {
 	armEnd  sync.Once
 	endTime *time.Timer
 
-	mu  sync.Mutex
-	run *Run
+	mu         sync.Mutex
+	run        *Run
+	tokenTimes blocks // Run.TokenTimes while the run goes
 
 	done, failed, inflight atomic.Int64
 	measured               atomic.Int64 // measured requests issued
@@ -114,6 +115,9 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	}
 	r.run.Ended = time.Now()
 	r.run.Interrupted = ctx.Err() != nil
+	r.mu.Lock()
+	r.run.TokenTimes = r.tokenTimes.flatten()
+	r.mu.Unlock()
 	if stopProgress != nil {
 		stopProgress()
 	}
@@ -419,10 +423,10 @@ func (r *runner) tokenAt(t time.Duration) {
 		return
 	}
 	if !r.run.TokenTimesDropped {
-		if len(r.run.TokenTimes) < MaxTokenTimes {
-			r.run.TokenTimes = append(r.run.TokenTimes, int64(t))
+		if r.tokenTimes.n < MaxTokenTimes {
+			r.tokenTimes.add(int64(t))
 		} else {
-			r.run.TokenTimes, r.run.TokenTimesDropped = nil, true
+			r.tokenTimes, r.run.TokenTimesDropped = blocks{}, true
 		}
 	}
 	if n := ms + 1 - len(r.run.TokensPerMs); n > 0 {
