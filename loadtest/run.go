@@ -34,6 +34,7 @@ type Run struct {
 	// (TokenTimesDropped), which then falls back to TokensPerMs.
 	TokenTimes        []int64
 	TokenTimesDropped bool
+	tokenTimes        blocks // TokenTimes until FinishTokens
 	// Errors keeps the first error message of each failure reason.
 	Errors map[prober.Reason]string
 	// Interrupted is set when ctx ended the run early.
@@ -123,6 +124,9 @@ func Execute(ctx context.Context, o Options) (*Run, error) {
 	}
 	r.run.Ended = time.Now()
 	r.run.Interrupted = ctx.Err() != nil
+	r.mu.Lock()
+	r.run.FinishTokens()
+	r.mu.Unlock()
 	if stopProgress != nil {
 		stopProgress()
 	}

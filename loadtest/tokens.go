@@ -25,10 +25,10 @@ func (run *Run) tokenAt(t time.Duration) {
 		return
 	}
 	if !run.TokenTimesDropped {
-		if len(run.TokenTimes) < MaxTokenTimes {
-			run.TokenTimes = append(run.TokenTimes, int64(t))
+		if run.tokenTimes.n < MaxTokenTimes {
+			run.tokenTimes.add(int64(t))
 		} else {
-			run.TokenTimes, run.TokenTimesDropped = nil, true
+			run.tokenTimes, run.TokenTimesDropped = blocks{}, true
 		}
 	}
 	if n := ms + 1 - len(run.TokensPerMs); n > 0 {
@@ -37,4 +37,10 @@ func (run *Run) tokenAt(t time.Duration) {
 	if run.TokensPerMs[ms] < math.MaxUint16 {
 		run.TokensPerMs[ms]++
 	}
+}
+
+// FinishTokens joins the token times gathered in blocks into TokenTimes:
+// once, after the last AddTokens, when the streams' memory is free.
+func (run *Run) FinishTokens() {
+	run.TokenTimes, run.tokenTimes = run.tokenTimes.flatten(), blocks{}
 }

@@ -99,6 +99,7 @@ func Read(ctx context.Context, paths []string, opt Options) (*Result, error) {
 		ms = append(ms, *m)
 		heads = append(heads, rf.Head)
 	}
+	run.FinishTokens()
 	res := &Result{Run: run, Comparable: true}
 	count := ms[0].Count
 	var missing []string

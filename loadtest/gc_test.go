@@ -1,0 +1,56 @@
+package loadtest
+
+import (
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+)
+
+func TestGCPercentFor(t *testing.T) {
+	for _, c := range []struct {
+		live, scanned uint64
+		want          int
+	}{
+		{0, 0, gcMaxPct},
+		{4 << 20, 1 << 20, gcMaxPct}, // small heap: as the old GOGC=400
+		{16 << 20, 0, 200},           // 32 MiB of headroom
+		{56 << 20, 8 << 20, 50},
+		{40 << 20, 0, 80},
+		{1 << 30, 0, gcMinPct}, // large heap: half of it
+	} {
+		if got := gcPercentFor(c.live, c.scanned); got != c.want {
+			t.Errorf("gcPercentFor(%d MiB, %d MiB) = %d, want %d", c.live>>20, c.scanned>>20, got, c.want)
+		}
+	}
+}
+
+// TestTuneGCBoundsHeapGoal: with 96 MiB live, bench's GC setting lets the
+// heap grow by about half of that before collecting, not by four times it
+// (GOGC=400: a 480 MiB goal, issue 35).
+func TestTuneGCBoundsHeapGoal(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT set: TuneGC leaves the GC alone")
+	}
+	keep := make([]byte, 96<<20)
+	for i := range keep {
+		keep[i] = byte(i) // resident, like live records
+	}
+	TuneGC()
+	goal := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	want := uint64(len(keep)) * 17 / 10 // live + half, with slack for the test binary's own heap
+	// The tuner adjusts after a collection, on the finalizer goroutine:
+	// collect until it has (a bounded number of times, no clock).
+	for i := 0; i < 200 && goal() > want; i++ {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if g := goal(); g > want {
+		t.Errorf("heap goal %d MiB with %d MiB live, want at most %d MiB", g>>20, len(keep)>>20, want>>20)
+	}
+	runtime.KeepAlive(keep)
+}
