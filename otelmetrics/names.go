@@ -87,7 +87,7 @@ var serverFamilies = map[string]struct {
 	inst instrument
 	not  []string // backends not translated
 }{
-	"llm_prober_server_e2e_request_latency_seconds":    {serverDuration, nil},
-	"llm_prober_server_time_to_first_token_seconds":    {serverTTFT, nil},
+	"llm_prober_server_e2e_request_latency_seconds":   {serverDuration, nil},
+	"llm_prober_server_time_to_first_token_seconds":   {serverTTFT, nil},
 	"llm_prober_server_time_per_output_token_seconds": {serverTPOT, []string{"tgi"}},
 }

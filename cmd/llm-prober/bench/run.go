@@ -60,6 +60,7 @@ type benchEnv struct {
 	live        *report.Live          // --web.listen-address
 	meta        *serverwatch.Metadata // server and client, in every run's JSON
 	extra       *serverwatch.ExtraSet // --extra-metrics-url
+	otlp        *otlpPush             // --otlp-metrics.endpoint
 }
 
 // benchResult is one run with its analysis.
@@ -90,6 +91,10 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 	if err := b.checkNumRuns(); err != nil {
 		return ExitBadInput, err
 	}
+	otlp, err := b.otlpSection()
+	if err != nil {
+		return ExitBadInput, err
+	}
 	extra, err := serverwatch.NewExtraSet(b.ExtraURLs, b.ExtraMatch)
 	if err != nil {
 		return ExitBadInput, err
@@ -106,6 +111,10 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 		return ExitError, err
 	}
 	defer env.client.CloseIdleConnections()
+	if env.otlp, err = env.startOTLP(otlp); err != nil {
+		return ExitError, err
+	}
+	defer env.otlp.stop(env)
 	if err := env.startLive(); err != nil {
 		return ExitError, err
 	}
@@ -201,6 +210,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		o.OnResult = jo.Add
 	}
 	env.withCSV(&o, kind)
+	env.otlp.attach(&o)
 	env.live.Attach(&o)
 	var w *serverwatch.Watcher
 	if b.ServerMetrics {
