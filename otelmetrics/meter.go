@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 	"go.opentelemetry.io/otel/sdk/resource"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 
@@ -75,7 +76,11 @@ func New(c config.OTLPMetrics, s Settings) (*Meter, error) {
 	if s.Server != nil {
 		ropts = append(ropts, sdkmetric.WithProducer(s.Server))
 	}
+	// No exemplars: a probe has no sampled trace context here (its span
+	// is package tracing's), and a reservoir per bucket per series would
+	// be most of the memory.
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithCardinalityLimit(MaxSeries),
+		sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter),
 		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, ropts...)))
 	m := &Meter{mp: mp, inputType: keyTokenType.String(tokenInput), outputType: keyTokenType.String(tokenOutput)}
 	meter := mp.Meter("github.com/llm-prober/llm-prober/otelmetrics", metric.WithSchemaURL(SchemaURL))
