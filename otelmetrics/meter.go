@@ -2,6 +2,8 @@ package otelmetrics
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -34,11 +36,21 @@ type Meter struct {
 	inputType, outputType attribute.KeyValue
 }
 
+// instanceID is this process's service.instance.id.
+var instanceID = func() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}()
+
 // Settings are what New needs besides the config section.
 type Settings struct {
 	Version string
 	// Report gets every push's outcome (nil on success).
 	Report func(error)
+	// Service is service.name when the config gives none (default
+	// llm-prober).
+	Service string
 	// Server, when not nil, adds the translated server histograms to
 	// every push.
 	Server sdkmetric.Producer
@@ -71,7 +83,13 @@ func New(c config.OTLPMetrics, s Settings) (*Meter, error) {
 	if name == "" {
 		name = "llm-prober"
 	}
-	res := resource.NewWithAttributes(SchemaURL, semconv.ServiceName(name), semconv.ServiceVersion(s.Version))
+	if s.Service != "" && c.ServiceName == "" {
+		name = s.Service
+	}
+	// service.instance.id keeps two processes' cumulative series apart
+	// (Prometheus makes it the instance label): one id per process.
+	res := resource.NewWithAttributes(SchemaURL, semconv.ServiceName(name), semconv.ServiceVersion(s.Version),
+		semconv.ServiceInstanceID(instanceID))
 	ropts := []sdkmetric.PeriodicReaderOption{sdkmetric.WithInterval(c.PushInterval()), sdkmetric.WithTimeout(c.PushTimeout())}
 	if s.Server != nil {
 		ropts = append(ropts, sdkmetric.WithProducer(s.Server))

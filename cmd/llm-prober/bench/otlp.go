@@ -58,7 +58,7 @@ func (env *benchEnv) startOTLP(c config.OTLPMetrics) (*otlpPush, error) {
 		return nil, nil
 	}
 	p := &otlpPush{}
-	m, err := otelmetrics.New(c, otelmetrics.Settings{Version: env.b.Version, Report: p.report})
+	m, err := otelmetrics.New(c, otelmetrics.Settings{Version: env.b.Version, Report: p.report, Service: "llm-prober-bench"})
 	if err != nil || m == nil {
 		return nil, err
 	}
