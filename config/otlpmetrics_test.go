@@ -42,8 +42,8 @@ func TestOTLPMetricsSection(t *testing.T) {
 	}
 	for bad, want := range map[string]string{
 		"otlp_metrics:\n  endpoint: ftp://tenant:" + pass + "@otel.example/\n":                            "otlp_metrics.endpoint",
-		"otlp_metrics:\n  endpoint: http://otel:4318/v1/metrics\n  interval: 10ms\n":                       "otlp_metrics.interval",
-		"otlp_metrics:\n  endpoint: http://otel:4318/v1/metrics\n  timeout: -1s\n":                         "otlp_metrics.timeout",
+		"otlp_metrics:\n  endpoint: http://otel:4318/v1/metrics\n  interval: 10ms\n":                      "otlp_metrics.interval",
+		"otlp_metrics:\n  endpoint: http://otel:4318/v1/metrics\n  timeout: -1s\n":                        "otlp_metrics.timeout",
 		"otlp_metrics:\n  endpoint: http://o/\n  http_client_config: {authorization: {credentials: x}}\n": "inline secrets are not allowed",
 	} {
 		_, err := Load([]byte(minimal+bad), "t.yml")

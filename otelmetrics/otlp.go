@@ -155,7 +155,7 @@ func histogram[N int64 | float64](d metricdata.Histogram[N]) *metricspb.Histogra
 func keyValues(kvs []attribute.KeyValue) []*commonpb.KeyValue {
 	out := make([]*commonpb.KeyValue, 0, len(kvs))
 	for _, kv := range kvs {
-		v := &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: kv.Value.Emit()}}
+		v := &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: kv.Value.String()}}
 		if kv.Value.Type() == attribute.INT64 {
 			v = &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: kv.Value.AsInt64()}}
 		}
