@@ -53,6 +53,7 @@ func (c *checker) set(path string) bool {
 func (c *checker) config(cfg *Config) {
 	c.global(&cfg.Global)
 	_ = cfg.Tracing.check(c)
+	cfg.OTLPMetrics.check(c)
 	// Modules in file order, as their errors are reported.
 	names := make([]string, 0, len(cfg.Modules))
 	for name := range cfg.Modules {

@@ -20,6 +20,8 @@ type Config struct {
 	TargetDiscovery []*TargetDiscovery `yaml:"target_discovery,omitempty"`
 	// Tracing exports each probe's span over OTLP (see tracing.go).
 	Tracing Tracing `yaml:"tracing,omitempty"`
+	// OTLPMetrics pushes GenAI metrics over OTLP (see otlpmetrics.go).
+	OTLPMetrics OTLPMetrics `yaml:"otlp_metrics,omitempty"`
 
 	src source // for CheckFiles
 }

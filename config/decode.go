@@ -217,6 +217,11 @@ func (l *loader) checkHTTPClient(e *entry) {
 // finish applies what needs the decoded config: lines and names kept for
 // messages, relative paths, and the HTTP client defaults of a prober.
 func (l *loader) finish(cfg *Config) {
+	// The push carries credentials: a redirect would take them along.
+	cfg.OTLPMetrics.HTTPClientConfig.SetDirectory(l.dir)
+	if _, set := l.lines["otlp_metrics.http_client_config.follow_redirects"]; !set {
+		cfg.OTLPMetrics.HTTPClientConfig.FollowRedirects = false
+	}
 	for i, t := range cfg.Targets {
 		if t != nil {
 			t.Line = l.lines[index("targets", i)]

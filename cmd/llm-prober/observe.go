@@ -6,11 +6,12 @@ import (
 )
 
 // observe is the scheduler's Observer: the history, the last-hour
-// windows and the span exporter see every scheduled probe.
+// windows, the span exporter and the GenAI metrics see every scheduled probe.
 func (a *app) observe(r *prober.Result) {
 	a.history.Observe(r)
 	a.board.Observe(r)
 	a.spans.Export(r)
+	a.genai.Observe(r)
 }
 
 // serverReading gives the status windows a target's latest server signals.

@@ -24,6 +24,7 @@ import (
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/logadapter"
 	"github.com/llm-prober/llm-prober/internal/status"
+	"github.com/llm-prober/llm-prober/otelmetrics"
 	"github.com/llm-prober/llm-prober/prober"
 	"github.com/llm-prober/llm-prober/targets"
 	"github.com/llm-prober/llm-prober/tracing"
@@ -64,9 +65,11 @@ type app struct {
 	// first loaded (series cannot change it while running).
 	flagLocation string
 	location     *string
-	stopping     bool            // shutting down: discovery applies nothing (reloadMu)
-	board        *status.Tracker // last-hour windows for the status page
-	spans        tracing.Spans   // probe spans over OTLP (tracing.otlp_endpoint)
+	stopping     bool                 // shutting down: discovery applies nothing (reloadMu)
+	board        *status.Tracker      // last-hour windows for the status page
+	spans        tracing.Spans        // probe spans over OTLP (tracing.otlp_endpoint)
+	genai        otelmetrics.Probes   // GenAI metrics over OTLP (otlp_metrics.endpoint)
+	serverReg    *prometheus.Registry // the collector alone, for the server half
 }
 
 func (f *proberFlags) run() int {
@@ -138,6 +141,8 @@ func (f *proberFlags) run() int {
 	})
 	a.scheduler.DetectRestarts(a.servers) // warm-up after a server restart
 	reg.MustRegister(prober.NewTargetInfo(a.safe.Get), a.servers)
+	a.serverReg = prometheus.NewRegistry()
+	a.serverReg.MustRegister(a.servers)
 
 	if err := a.reload(); err != nil {
 		level.Error(logger).Log("msg", "cannot load config", "err", err)
@@ -182,6 +187,7 @@ loop:
 	shutdownCtx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	a.spans.Stop(shutdownCtx)
+	a.genai.Stop(shutdownCtx)
 	if srv.Shutdown(shutdownCtx) != nil {
 		_ = srv.Close()
 	}
@@ -215,6 +221,7 @@ func (a *app) reload() error {
 		level.Warn(a.logger).Log("msg", "config names a file that cannot be read; the probes that need it fail until it can", "err", err)
 	}
 	cfg := a.safe.Get()
+	a.genai.Apply(cfg, a.serverReg, version.Version, a.logger)
 	a.fixLocation(a.safe.File().Global.Location)
 	a.scheduler.Apply(cfg)
 	a.servers.SetKeepAlive(time.Duration(cfg.Global.KeepAliveTimeout))
@@ -261,6 +268,7 @@ func (a *app) applyDiscovered() {
 	if cfg == nil {
 		return
 	}
+	a.genai.Apply(cfg, a.serverReg, version.Version, a.logger)
 	a.scheduler.Apply(cfg)
 	a.servers.Apply(cfg.Targets)
 	a.fleet.Applied(start)

@@ -65,6 +65,7 @@ type Config struct {
 	Clock      func() shard.Clock
 	ExtraURLs  []string        // --extra-metrics-url
 	ExtraMatch []string        // --extra-metrics-match
+	OTLP       otlpFlags       // --otlp-metrics.*: GenAI metrics pushed over OTLP
 	Web        *web.FlagConfig // --web.listen-address, --web.config.file: live metrics (report.StartLive)
 	// LiveHook, for tests, gets the live listener's address once it
 	// serves and again just before it closes.

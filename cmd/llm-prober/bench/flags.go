@@ -84,6 +84,8 @@ func NewCommand(app *kingpin.Application) *Command {
 	c.Flag("server-metrics", "Scrape the server's /metrics before, during and after the run (--no-server-metrics to skip).").Default("true").BoolVar(&b.ServerMetrics)
 	c.Flag("metrics-interval", "How often to scrape the server's /metrics (and --extra-metrics-url) during the run.").Default("1s").DurationVar(&b.MetricsInterval)
 	c.Flag("extra-metrics-url", "Also scrape this exporter during every run (repeatable; e.g. a DCGM exporter's http://host:9400/metrics) and report its GPU utilisation, memory used and power (mean, min, max) per run and sweep point; its failures are reported, never fatal.").StringsVar(&b.ExtraURLs)
+	c.Flag("otlp-metrics.endpoint", "Push every measured request as OpenTelemetry GenAI client metrics (gen_ai.client.*) to this OTLP/HTTP metrics URL (e.g. http://otel-collector:4318/v1/metrics); else the otlp_metrics section of --config.file, if any. Never fatal.").StringVar(&b.OTLP.Endpoint)
+	c.Flag("otlp-metrics.interval", "How often to push during a run (1s–1h; default the config's, else 15s); the end of the run always pushes.").DurationVar(&b.OTLP.Interval)
 	c.Flag("extra-metrics-match", "Families of --extra-metrics-url to report besides DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_POWER_USAGE: a regex matching whole names (repeatable).").StringsVar(&b.ExtraMatch)
 
 	c.Flag("sweep", "Sweep: a synchronous baseline, a max-throughput run, then rates in between; report the knee.").BoolVar(&b.Sweep)

@@ -64,6 +64,7 @@ type benchEnv struct {
 	extra       *serverwatch.ExtraSet // --extra-metrics-url
 	shard       shard.Shard           // --shard: this process's part of the run
 	startAt     time.Time             // --start-at, zero without it
+	otlp        *otlpPush             // --otlp-metrics.endpoint
 }
 
 // benchResult is one run with its analysis.
@@ -94,6 +95,10 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 	if err := b.checkNumRuns(); err != nil {
 		return ExitBadInput, err
 	}
+	otlp, err := b.otlpSection()
+	if err != nil {
+		return ExitBadInput, err
+	}
 	extra, err := serverwatch.NewExtraSet(b.ExtraURLs, b.ExtraMatch)
 	if err != nil {
 		return ExitBadInput, err
@@ -113,6 +118,10 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 		return ExitError, err
 	}
 	defer env.client.CloseIdleConnections()
+	if env.otlp, err = env.startOTLP(otlp); err != nil {
+		return ExitError, err
+	}
+	defer env.otlp.stop(env)
 	if err := env.startLive(); err != nil {
 		return ExitError, err
 	}
@@ -209,6 +218,7 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		o.OnResult = jo.Add
 	}
 	env.withCSV(&o, kind)
+	env.otlp.attach(&o)
 	env.live.Attach(&o)
 	var w *serverwatch.Watcher
 	if b.ServerMetrics {
