@@ -47,30 +47,30 @@ func sloOverview(c rules.Config) *dashboardBuilder {
 		}
 	}
 	b := base("llm-prober-slo", "llm-prober / SLO overview",
-		"Synthetic-probe service levels of LLM inference endpoints: goodput, error budget, client-side latency percentiles, failures, and the SLO attainment of all the server's requests.", "slo").
+		"Synthetic-probe service levels of LLM inference endpoints: SLO attainment, error budget, client-side latency percentiles, failures, and the SLO attainment of all the server's requests.", "slo").
 		WithRow(p.row("Probers")).
 		WithPanel(p.proberStat(24, 3)).
-		WithRow(p.row("Goodput and error budget")).
-		WithPanel(p.stat("Goodput (time range)",
+		WithRow(p.row("SLO attainment and error budget")).
+		WithPanel(p.stat("SLO attainment (time range)",
 			"Fraction of probes in the dashboard time range that succeeded and met every configured latency SLO (llm_prober_probes_good_total / llm_prober_probes_total).",
 			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
 			thresholds("red", 0.95, "orange", 0.99, "green"),
 			q{expr: goodRatio("$__range"), legend: "{{target}} {{model}} {{location}}", instant: true})).
 		WithPanel(p.stat("Error budget remaining ("+period+", history present)",
-			"Share of the goodput error budget of the "+period+" SLO period left, charging only the history Prometheus holds (target_model:llm_prober_slo_period_error_budget_remaining:ratio; the objective and period are those of alerts/llm-prober-rules.yml): the mean error ratio over that history times its share of the period. A new target, or a retention shorter than the period (Prometheus's default is 15d), holds less: the missing days are not charged, never read as errors, and the \"history\" tiles say how much the number covers. Negative means the SLO is already missed for this period. One tile per target, model, prober (instance) and location.",
+			"Share of the SLO attainment error budget of the "+period+" SLO period left, charging only the history Prometheus holds (target_model:llm_prober_slo_period_error_budget_remaining:ratio; the objective and period are those of alerts/llm-prober-rules.yml): the mean error ratio over that history times its share of the period. A new target, or a retention shorter than the period (Prometheus's default is 15d), holds less: the missing days are not charged, never read as errors, and the \"history\" tiles say how much the number covers. Negative means the SLO is already missed for this period. One tile per target, model, prober (instance) and location.",
 			"percentunit", 6, 6, common.BigValueTextModeValueAndName, nil,
 			thresholds("red", 0.0, "orange", 0.25, "green"),
 			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", `, slo="goodput"`), legend: "{{target}} {{model}} {{instance}} {{location}}", instant: true},
 			q{expr: recorded("target_model:llm_prober_slo_period_history:seconds", `, slo="goodput"`), legend: "history {{target}} {{model}} {{instance}} {{location}}", instant: true}).
 			OverrideByQuery("B", []dashboard.DynamicConfigValue{{Id: "unit", Value: "dtdurations"}, {Id: "color", Value: map[string]any{"mode": "fixed", "fixedColor": "text"}}}).
 			NoValue("No SLO history yet: the period series start 5 minutes after the first recorded 5m error ratio (alerts/llm-prober-rules.yml must be loaded)")).
-		WithPanel(p.ts("Goodput ratio",
+		WithPanel(p.ts("SLO attainment ratio",
 			"Fraction of probes that succeeded and met every configured SLO, per target, model and location (where the probers run). Compare with the SLO objective variable.",
 			"percentunit", 12, 6, tsOpts{max: one},
 			q{expr: e(`sum by (location, target, model) (rate(llm_prober_probes_good_total{SEL}[$__rate_interval]))
 / sum by (location, target, model) (rate(llm_prober_probes_total{SEL}[$__rate_interval]))`), legend: "{{target}} {{model}} {{location}}"})).
-		WithPanel(p.ts("Goodput burn rate",
-			"How many times faster than sustainable the goodput error budget is being spent, from the recorded error ratios the alerts use (1 = exactly on budget for the "+period+" period; pages fire at "+strings.Join(pages, ", and at ")+"). The "+period+" line is the period's burn rate.",
+		WithPanel(p.ts("SLO attainment burn rate",
+			"How many times faster than sustainable the SLO attainment error budget is being spent, from the recorded error ratios the alerts use (1 = exactly on budget for the "+period+" period; pages fire at "+strings.Join(pages, ", and at ")+"). The "+period+" line is the period's burn rate.",
 			"suffix:×", 12, 7, tsOpts{min: zero},
 			q{expr: burnRate("5m"), legend: "5m {{target}} {{model}} {{location}}"},
 			q{expr: burnRate("1h"), legend: "1h {{target}} {{model}} {{location}}"},
@@ -87,7 +87,7 @@ func sloOverview(c rules.Config) *dashboardBuilder {
   * on (job, instance, location, target, model, module) group_right () (0 * (llm_prober_slo_seconds{SEL} > 0) + 1)
 )`), legend: "{{slo}} {{target}} {{model}} {{location}}"})).
 		WithPanel(p.ts("Error budget remaining by SLO ("+period+")",
-			"Share of each SLO's error budget left over the "+period+" period (target_model:llm_prober_slo_period_error_budget_remaining:ratio): goodput, availability and each configured latency SLO. Like the stat above it charges only the history Prometheus holds, never the missing days.",
+			"Share of each SLO's error budget left over the "+period+" period (target_model:llm_prober_slo_period_error_budget_remaining:ratio): SLO attainment (slo=\"goodput\"), availability and each configured latency SLO. Like the stat above it charges only the history Prometheus holds, never the missing days.",
 			"percentunit", 24, 7, tsOpts{max: one},
 			q{expr: recorded("target_model:llm_prober_slo_period_error_budget_remaining:ratio", ""), legend: "{{slo}} {{target}} {{model}} {{location}}"}))
 	return serverTraffic(b, p).

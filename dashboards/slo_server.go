@@ -39,8 +39,8 @@ func serverTraffic(b *dashboardBuilder, p *panelIDs) *dashboardBuilder {
 		rangeQs = append(rangeQs, q{expr: withinSLO(a.metric, a.slo, "$__range"), legend: "all requests " + a.name + " {{target}} {{model}}", instant: true})
 		rateQs = append(rateQs, q{expr: withinSLO(a.metric, a.slo, "$__rate_interval"), legend: "all requests " + a.name + " {{target}} {{model}}"})
 	}
-	rangeQs = append(rangeQs, q{expr: probeGoodput("$__range"), legend: "probes goodput {{target}} {{model}} {{location}}", instant: true})
-	rateQs = append(rateQs, q{expr: probeGoodput("$__rate_interval"), legend: "probes goodput {{target}} {{model}} {{location}}"})
+	rangeQs = append(rangeQs, q{expr: probeGoodput("$__range"), legend: "probes SLO attainment {{target}} {{model}} {{location}}", instant: true})
+	rateQs = append(rateQs, q{expr: probeGoodput("$__rate_interval"), legend: "probes SLO attainment {{target}} {{model}} {{location}}"})
 	return b.WithRow(p.row("All requests (the server's own histograms) vs the probes")).
 		WithPanel(p.stat("Requests within SLO (time range)",
 			"Share of ALL the server's requests in the dashboard range whose TTFT, TPOT and E2E latency were within the configured SLO (histogram_fraction over the re-exported llm_prober_server_* histograms; the threshold is the strictest llm_prober_slo_seconds of the selected modules, interpolated inside its bucket), next to the probes' goodput. Probes are a sample; this is every request. Needs a backend that exports these histograms (vLLM, SGLang, TensorRT-LLM; TGI has no TTFT).",

@@ -145,7 +145,7 @@ type burnAlert struct {
 }
 
 var burnAlerts = []burnAlert{
-	{"LLMProberGoodputBudgetBurn", `slo="goodput"`, "Goodput (successful probes that met every latency SLO)", ""},
+	{"LLMProberGoodputBudgetBurn", `slo="goodput"`, "SLO attainment (the share of probes that succeeded and met every latency SLO)", ""},
 	{"LLMProberAvailabilityBudgetBurn", `slo="availability"`, "Probe availability", ""},
 	{"LLMProberLatencyBudgetBurn", `slo=~"ttft|tpot|e2el"`, "A latency SLO (TTFT, TPOT or E2E latency)", ""},
 	// Its own alert: a stall has its own causes (preemption, a long prefill
