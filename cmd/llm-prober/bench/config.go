@@ -3,6 +3,8 @@ package bench
 import (
 	"time"
 
+	"github.com/llm-prober/llm-prober/loadtest/sweep"
+
 	"github.com/prometheus/exporter-toolkit/web"
 )
 
@@ -57,6 +59,7 @@ type Config struct {
 	SaveTexts                               bool // --save-generated-texts
 	Derive                                  DeriveConfig
 	Shape                                   ShapeConfig
+	Servers                                 ServerSweepConfig // --server-cmd …: a configuration sweep
 	ExtraURLs                               []string        // --extra-metrics-url
 	ExtraMatch                              []string        // --extra-metrics-match
 	Web                                     *web.FlagConfig // --web.listen-address, --web.config.file: live metrics (report.StartLive)
@@ -65,6 +68,9 @@ type Config struct {
 	LiveHook func(addr string, closing bool)
 	// Version is llm-prober's, for the run's metadata.
 	Version string
+
+	// sweepHook, set by a configuration sweep, gets each rate sweep.
+	sweepHook func(*sweep.Sweep)
 
 	// LogIsTerminal: the log writer is a terminal, so --progress auto
 	// draws a bar rather than lines.

@@ -101,6 +101,7 @@ func NewCommand(app *kingpin.Application) *Command {
 	strictflag.Int(c.Flag("gpus-per-replica", "Capacity plan: GPUs per server replica (tensor/pipeline parallel; a whole number).").Default("1"), &b.GPUsPerReplica)
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.KneeRate)
 	addDeriveFlags(c, &b.Derive)
+	addServerSweepFlags(c, &b.Servers)
 	b.Web = kingpinflag.AddFlags(c, "")
 	b.compare = newBenchCompareCmd(b.cmd)
 	return b
