@@ -42,15 +42,15 @@ func WriteFile(path string, r *Result) error {
 	return nil
 }
 
-// ReadFile reads a result file for --resume; a missing file is an empty
+// ReadResult reads a result file for --resume; a missing file is an empty
 // result. Every row is checked: a key that is not its configuration's, a
 // number that is negative or not finite, or an unknown status names the
 // row.
 func ReadResult(path string) (*Result, error) {
-	raw, err := safefile.ReadFile(path, maxResultBytes)
-	if errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		return &Result{}, nil
 	}
+	raw, err := safefile.ReadFile(path, maxResultBytes)
 	if err != nil {
 		return nil, fmt.Errorf("--resume: %w", err)
 	}
