@@ -55,14 +55,14 @@ func TestBadConfigurations(t *testing.T) {
 		t.Errorf("a huge grid: %v", err)
 	}
 	for text, want := range map[string]string{
-		"a=1\nb\n":              "f:2: \"b\" is not PARAM=VALUE",
-		"x: a=1\nx: a=2\n":      "f:2: configuration name \"x\" used twice",
-		"a=1 a=2":               "f:1: a set twice",
-		"a='1":                  "f:1: unterminated '",
-		"# only a comment\n":    "f: no configuration",
-		"bad/name: a=1":         "f:1: configuration name",
-		"a=\"x\x07\"":           "f:1: a: value has a control character",
-		"{port}=1":              "f:1: parameter name",
+		"a=1\nb\n":           "f:2: \"b\" is not PARAM=VALUE",
+		"x: a=1\nx: a=2\n":   "f:2: configuration name \"x\" used twice",
+		"a=1 a=2":            "f:1: a set twice",
+		"a='1":               "f:1: unterminated '",
+		"# only a comment\n": "f: no configuration",
+		"bad/name: a=1":      "f:1: configuration name",
+		"a=\"x\x07\"":        "f:1: a: value has a control character",
+		"{port}=1":           "f:1: parameter name",
 		strings.Repeat("a=1\n", MaxConfigurations+1): "f:1001: more than 1000 configurations",
 	} {
 		if _, err := parseFile("f", text); err == nil || !strings.Contains(err.Error(), "--server-config "+want) {

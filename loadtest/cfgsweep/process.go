@@ -110,4 +110,3 @@ func runCommand(argv []string, deadline time.Duration) (string, error) {
 	}
 	return p.Tail(), nil
 }
-

@@ -60,9 +60,9 @@ type Config struct {
 	Derive                                  DeriveConfig
 	Shape                                   ShapeConfig
 	Servers                                 ServerSweepConfig // --server-cmd …: a configuration sweep
-	ExtraURLs                               []string        // --extra-metrics-url
-	ExtraMatch                              []string        // --extra-metrics-match
-	Web                                     *web.FlagConfig // --web.listen-address, --web.config.file: live metrics (report.StartLive)
+	ExtraURLs                               []string          // --extra-metrics-url
+	ExtraMatch                              []string          // --extra-metrics-match
+	Web                                     *web.FlagConfig   // --web.listen-address, --web.config.file: live metrics (report.StartLive)
 	// LiveHook, for tests, gets the live listener's address once it
 	// serves and again just before it closes.
 	LiveHook func(addr string, closing bool)
