@@ -15,8 +15,8 @@ type Best struct {
 // choose picks among the rows with a knee: with a demand, the fewest GPUs
 // for it (ties: the higher knee); without, the highest knee per GPU
 // (every configuration has --gpus-per-replica). A runner-up whose knee's
-// interval overlaps the best's is named: the sweep did not tell them apart.
-func choose(rows []Row, plan Plan) *Best {
+// interval overlaps the best's (more than at an end) is named: the sweep did not tell them apart.
+func choose(rows []Row, plan Plan, kneeGoodput float64) *Best {
 	per := max(plan.GPUsPerReplica, 1)
 	better := func(a, b *Row) bool {
 		if plan.demand() && a.GPUs != b.GPUs {
@@ -53,7 +53,7 @@ func choose(rows []Row, plan Plan) *Best {
 	if best.KneeHigh > 0 {
 		fmt.Fprintf(&why, " (offered %.2f, 95%% interval %.2f–%.2f)", best.KneeOffered, best.KneeLow, best.KneeHigh)
 	}
-	why.WriteString(", meeting the SLOs at the knee's goodput")
+	fmt.Fprintf(&why, ", at least %g%% of requests meeting every SLO at its knee", kneeGoodput)
 	if second != nil {
 		sl := second.Name
 		if sl == "" {
@@ -63,7 +63,7 @@ func choose(rows []Row, plan Plan) *Best {
 		if plan.demand() {
 			fmt.Fprintf(&why, ", %d GPUs", second.GPUs)
 		}
-		if best.KneeHigh > 0 && second.KneeHigh > 0 && second.KneeHigh >= best.KneeLow && best.KneeHigh >= second.KneeLow {
+		if best.KneeHigh > 0 && second.KneeHigh > 0 && second.KneeHigh > best.KneeLow && best.KneeHigh > second.KneeLow {
 			why.WriteString(" — their knees' intervals overlap: this sweep does not tell the two apart")
 		}
 	}

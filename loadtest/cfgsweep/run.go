@@ -114,11 +114,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		row := o.runOne(ctx, c)
 		if row.Status == StatusInterrupted || ctx.Err() != nil {
 			// Not a result: --resume runs it again.
-			res.Best = choose(res.Rows, o.Plan)
+			res.Best = choose(res.Rows, o.Plan, o.KneeGoodput)
 			return res, ctx.Err()
 		}
 		res.Rows = append(res.Rows, row)
-		res.Best = choose(res.Rows, o.Plan)
+		res.Best = choose(res.Rows, o.Plan, o.KneeGoodput)
 		if row.Status == StatusFailed {
 			fmt.Fprintf(o.Log, "configuration %s failed: %s\n", c.Label(), row.Error)
 		}

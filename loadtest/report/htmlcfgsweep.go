@@ -83,7 +83,7 @@ pre{background:#f6f6f6;padding:6px;overflow-x:auto;font-size:12px}.best{backgrou
 // kneeChart is a bar per configuration (by its number in the table), its
 // 95 % interval, and a dot for a lower bound; nil when none has either.
 func kneeChart(r *cfgsweep.Result) *chart {
-	c := newChart(900, 320, "Knee (achieved req/s) per configuration, with its 95% interval")
+	c := newChart(900, 320, "Knee (offered req/s) per configuration, with its 95% interval")
 	c.XLabel, c.YLabel = "configuration (# in the table)", "req/s"
 	c.XMin, c.XMax, c.YMin = 0.4, float64(len(r.Rows))+0.6, 0
 	c.XFmt = func(v float64) string {
@@ -97,7 +97,7 @@ func kneeChart(r *cfgsweep.Result) *chart {
 		x := float64(i + 1)
 		switch {
 		case row.Status == cfgsweep.StatusOK:
-			c.Bars = append(c.Bars, chartBar{X0: x - 0.3, X1: x + 0.3, Y: row.KneeRate})
+			c.Bars = append(c.Bars, chartBar{X0: x - 0.3, X1: x + 0.3, Y: row.KneeOffered})
 			if row.KneeHigh > 0 {
 				c.Errs = append(c.Errs, chartErr{X: x, Lo: row.KneeLow, Hi: row.KneeHigh})
 			}
