@@ -119,4 +119,3 @@ func TestRunInterruptAndResume(t *testing.T) {
 		t.Errorf("resumed: %v, ran %d, %+v\n%s", err, ran, res.Rows, log.String())
 	}
 }
-
