@@ -35,8 +35,8 @@ func mockOptions(maxRunning, kvBlocks int) mockvllm.Options {
 
 // sweepFlags are a short rate sweep: rates far below, between and far
 // above the configurations' capacities, 30 requests each.
-var sweepFlags = []string{"--rates", "10,100,800", "--num-prompts", "30", "--min-samples", "0", "--sweep-refine", "0",
-	"--goodput", "ttft:60", "--knee-goodput", "90", "--input-tokens", "16", "--output-tokens", "6", "--progress", "off"}
+var sweepFlags = []string{"--rates", "10,75,3200", "--num-prompts", "30", "--min-samples", "0", "--sweep-refine", "0",
+	"--goodput", "ttft:100", "--knee-goodput", "90", "--input-tokens", "16", "--output-tokens", "6", "--progress", "off"}
 
 type sweepRow struct {
 	Key, Status, Command, Error string
@@ -135,7 +135,7 @@ func TestBenchServerSweepCrashInterruptResume(t *testing.T) {
 		"--server-stop-grace", "10s"}, sweepFlags...)
 	for i := range args {
 		if args[i] == "--rates" {
-			args[i+1] = "10,400" // a shorter sweep
+			args[i+1] = "10,3200" // a shorter sweep
 		}
 	}
 	cmd := exec.Command(binary, args...)

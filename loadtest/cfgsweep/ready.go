@@ -24,13 +24,12 @@ func waitReady(ctx context.Context, client *http.Client, base string, deadline t
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	wait := 100 * time.Millisecond
-	last := "no answer yet"
 	for {
 		err := probe(ctx, client, base)
 		if err == nil {
 			return nil
 		}
-		last = err.Error()
+		last := err.Error()
 		t := time.NewTimer(wait)
 		select {
 		case <-exited:

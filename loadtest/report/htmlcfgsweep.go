@@ -95,14 +95,14 @@ func kneeChart(r *cfgsweep.Result) *chart {
 	drawn := false
 	for i, row := range r.Rows {
 		x := float64(i + 1)
-		switch {
-		case row.Status == cfgsweep.StatusOK:
+		switch row.Status {
+		case cfgsweep.StatusOK:
 			c.Bars = append(c.Bars, chartBar{X0: x - 0.3, X1: x + 0.3, Y: row.KneeOffered})
 			if row.KneeHigh > 0 {
 				c.Errs = append(c.Errs, chartErr{X: x, Lo: row.KneeLow, Hi: row.KneeHigh})
 			}
 			drawn = true
-		case row.Status == cfgsweep.StatusLowerBound:
+		case cfgsweep.StatusLowerBound:
 			c.Dots = append(c.Dots, chartDot{X: x, Y: row.LowerBound, Color: "#e08000", Title: fmt.Sprintf("#%d: knee above %.2f req/s", i+1, row.LowerBound)})
 			drawn = true
 		}
