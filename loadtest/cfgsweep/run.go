@@ -73,15 +73,9 @@ func (o *Options) Check() error {
 func (o *Options) DryRun(w io.Writer) {
 	t := o.template()
 	for i, c := range o.Configs {
-		cmd := displayPort(t, c)
+		cmd := t.Show(c, 0)
 		fmt.Fprintf(w, "%d/%d %s\n  %s\n", i+1, len(o.Configs), textfmt.SafeLine(c.Label()), textfmt.SafeLine(cmd))
 	}
-}
-
-// displayPort shows a command with {port} left as the placeholder.
-func displayPort(t *Template, c Configuration) string {
-	const mark = 65535
-	return strings.ReplaceAll(Display(t.Argv(c, mark)), strconv.Itoa(mark), "{port}")
 }
 
 // Run runs every configuration not already in Previous, in order, and
@@ -141,7 +135,7 @@ func (o *Options) runOne(ctx context.Context, c Configuration) Row {
 	}
 	url := strings.ReplaceAll(o.URL, "{port}", strconv.Itoa(port))
 	argv := o.template().Argv(c, port)
-	row.Command = Display(argv)
+	row.Command = o.template().Show(c, port)
 	var exited <-chan struct{}
 	var proc *Process
 	if o.Server != nil {

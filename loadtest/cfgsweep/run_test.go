@@ -119,3 +119,18 @@ func TestRunInterruptAndResume(t *testing.T) {
 		t.Errorf("resumed: %v, ran %d, %+v\n%s", err, ran, res.Rows, log.String())
 	}
 }
+
+// --resume refuses a file written for another command: its rows would be
+// another server's.
+func TestResumeOtherCommand(t *testing.T) {
+	tp, _ := ParseTemplate("--server-cmd", "serve --seqs {seqs}", false)
+	o := Options{Configs: []Configuration{{Params: []Param{{"seqs", "1"}}}}, Server: tp,
+		Previous: &Result{Command: "serve --other {seqs}", Rows: []Row{{Key: "seqs=1", Status: StatusOK}}}}
+	if err := o.Check(); err == nil || !strings.Contains(err.Error(), "--resume: the file was written for another command") {
+		t.Errorf("%v", err)
+	}
+	o.Previous.Command = tp.Raw
+	if err := o.Check(); err != nil {
+		t.Error(err)
+	}
+}

@@ -77,12 +77,33 @@ func (t *Template) Check(cs []Configuration, port bool) error {
 // Argv is the command for configuration c on port: the words with their
 // placeholders filled in, or sh -c and the filled-in command.
 func (t *Template) Argv(c Configuration, port int) []string {
+	return t.argv(c, strconv.Itoa(port))
+}
+
+// Show is the command as a person reads it: the words, or the script
+// sh -c runs; port "" shows {port}.
+func (t *Template) Show(c Configuration, port int) string {
+	p := "{port}"
+	if port > 0 {
+		p = strconv.Itoa(port)
+	}
+	argv := t.argv(c, p)
+	if t.Shell {
+		return argv[2]
+	}
+	return Display(argv)
+}
+
+func (t *Template) argv(c Configuration, port string) []string {
 	fill := func(s string, quote bool) string {
 		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
 			n := m[1 : len(m)-1]
 			v, ok := c.Value(n)
 			if n == "port" && !ok {
-				v = strconv.Itoa(port)
+				v = port
+				if port == "{port}" {
+					return v // shown, never run
+				}
 			}
 			if quote {
 				return shellQuote(v)

@@ -88,8 +88,8 @@ func (b *Config) serverSweepOptions(ctx context.Context, log io.Writer) (*cfgswe
 		return nil, errors.New("--server-apply-cmd needs --url, the server it reconfigures")
 	case b.ConfigFile != "" || b.Target != "":
 		return nil, errors.New("--config.file and --target do not go with --server-cmd: the URL is the started server's (--url, with {port})")
-	case b.NumRuns > 1, b.KneeRate > 0, b.Curve != "", b.OutputCSV != "":
-		return nil, errors.New("--num-runs, --knee-rate, --curve and --output-csv do not go with a configuration sweep (--report draws every configuration's curve)")
+	case b.NumRuns > 1, b.KneeRate > 0, b.Curve != "", b.OutputCSV != "", len(b.FailOn) > 0:
+		return nil, errors.New("--num-runs, --knee-rate, --curve, --output-csv and --fail-on do not go with a configuration sweep (--report draws every configuration's curve)")
 	case s.Resume && b.OutputJSON == "":
 		return nil, errors.New("--resume reads the rows already run from --output-json: give it")
 	case s.ReadyTimeout <= 0 || s.StopGrace <= 0:
