@@ -3,6 +3,7 @@
 package cfgsweep
 
 import (
+	"context"
 	"errors"
 	"os/exec"
 	"syscall"
@@ -91,8 +92,8 @@ func (p *Process) Stop(grace time.Duration) {
 }
 
 // runCommand runs an apply command to its end (killed with its group at
-// the deadline), returning its error and log tail.
-func runCommand(argv []string, deadline time.Duration) (string, error) {
+// the deadline or when ctx ends), returning its error and log tail.
+func runCommand(ctx context.Context, argv []string, deadline time.Duration) (string, error) {
 	p, err := StartProcess(argv)
 	if err != nil {
 		return "", err
@@ -104,6 +105,9 @@ func runCommand(argv []string, deadline time.Duration) (string, error) {
 	case <-t.C:
 		p.Stop(5 * time.Second)
 		return p.Tail(), errors.New("did not finish within " + deadline.String())
+	case <-ctx.Done():
+		p.Stop(5 * time.Second)
+		return p.Tail(), ctx.Err()
 	}
 	if !p.cmd.ProcessState.Success() {
 		return p.Tail(), errors.New(p.Status())

@@ -3,6 +3,7 @@
 package cfgsweep
 
 import (
+	"context"
 	"errors"
 	"time"
 )
@@ -28,4 +29,4 @@ func (p *Process) Tail() string { return "" }
 // Stop does nothing.
 func (p *Process) Stop(time.Duration) {}
 
-func runCommand([]string, time.Duration) (string, error) { return "", errNoGroups }
+func runCommand(context.Context, []string, time.Duration) (string, error) { return "", errNoGroups }

@@ -146,7 +146,11 @@ func (o *Options) runOne(ctx context.Context, c Configuration) Row {
 		defer proc.Stop(o.StopGrace)
 		exited = proc.Exited()
 	} else {
-		tail, err := runCommand(argv, o.ReadyTimeout)
+		tail, err := runCommand(ctx, argv, o.ReadyTimeout)
+		if ctx.Err() != nil {
+			row.Status = StatusInterrupted
+			return row
+		}
 		if err != nil {
 			row.Status, row.Error, row.LogTail = StatusFailed, "--server-apply-cmd: "+err.Error(), tail
 			return row
