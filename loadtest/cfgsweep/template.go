@@ -129,7 +129,7 @@ func Display(argv []string) string {
 			b.WriteByte(' ')
 		}
 		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@%+", r))
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@%+{}", r))
 		}) < 0 {
 			b.WriteString(a)
 		} else {
