@@ -19,7 +19,7 @@ var layers = [][]string{
 	{"loadtest"},
 	{"loadtest/summary"},
 	{"loadtest/sweep", "loadtest/resultfile"},
-	{"loadtest/compare", "loadtest/merge"},
+	{"loadtest/compare", "loadtest/merge", "loadtest/cfgsweep"},
 	{"loadtest/report"},
 	{"cmd/llm-prober/bench"},
 }

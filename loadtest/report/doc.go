@@ -4,8 +4,10 @@
 // per-request CSV, the sweep's SVG curve and the self-contained HTML page
 // (charts drawn by one SVG helper), the progress line, and the live
 // listener that serves a run in the daemon's metric families
-// (--web.listen-address).
+// (--web.listen-address); and a configuration sweep's table and page
+// (cfgsweep's result: every configuration's knee and curves).
 //
 // Imports: every bench package below it (loadtest, stats, summary, sweep,
-// serverwatch, capacity) and the exposition helpers. Never the driver.
+// cfgsweep, serverwatch, capacity) and the exposition helpers. Never the
+// driver.
 package report

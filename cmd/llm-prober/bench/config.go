@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/loadtest/shard"
+	"github.com/llm-prober/llm-prober/loadtest/sweep"
 
 	"github.com/prometheus/exporter-toolkit/web"
 )
@@ -63,15 +64,19 @@ type Config struct {
 	// Clock, for tests, replaces the shard's clock estimate (an
 	// injected offset).
 	Clock      func() shard.Clock
-	ExtraURLs  []string        // --extra-metrics-url
-	ExtraMatch []string        // --extra-metrics-match
-	OTLP       otlpFlags       // --otlp-metrics.*: GenAI metrics pushed over OTLP
-	Web        *web.FlagConfig // --web.listen-address, --web.config.file: live metrics (report.StartLive)
+	Servers    ServerSweepConfig // --server-cmd …: a configuration sweep
+	ExtraURLs  []string          // --extra-metrics-url
+	ExtraMatch []string          // --extra-metrics-match
+	OTLP       otlpFlags         // --otlp-metrics.*: GenAI metrics pushed over OTLP
+	Web        *web.FlagConfig   // --web.listen-address, --web.config.file: live metrics (report.StartLive)
 	// LiveHook, for tests, gets the live listener's address once it
 	// serves and again just before it closes.
 	LiveHook func(addr string, closing bool)
 	// Version is llm-prober's, for the run's metadata.
 	Version string
+
+	// sweepHook, set by a configuration sweep, gets each rate sweep.
+	sweepHook func(*sweep.Sweep)
 
 	// LogIsTerminal: the log writer is a terminal, so --progress auto
 	// draws a bar rather than lines.

@@ -1,5 +1,6 @@
 // Package bench is the driver of `llm-prober bench`: from the flags'
-// Config to what runs (one run, --num-runs repeats, a sweep, a plan only),
+// Config to what runs (one run, --num-runs repeats, a sweep, a plan only,
+// a configuration sweep: --server-cmd, a rate sweep per configuration),
 // the files it writes (JSON, CSV, HTML, SVG, knee and workload files),
 // and the exit code (ExitOK … ExitFailOn); a shard's part of a run
 // (--shard, --start-at); `bench compare`'s (RunCompare) and `bench

@@ -105,6 +105,7 @@ func NewCommand(app *kingpin.Application) *Command {
 	c.Flag("knee-rate", "Capacity plan without running: the knee rate (req/s) of one replica, e.g. from an earlier sweep.").Float64Var(&b.KneeRate)
 	addDeriveFlags(c, &b.Derive)
 	addShardFlags(c, &b.Shard)
+	addServerSweepFlags(c, &b.Servers)
 	b.Web = kingpinflag.AddFlags(c, "")
 	b.compare = newBenchCompareCmd(b.cmd)
 	b.merge = newBenchMergeCmd(b.cmd)

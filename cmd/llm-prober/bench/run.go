@@ -83,6 +83,9 @@ type benchResult struct {
 // to log, and says how it ended: 0 or one of the Exit codes, with the
 // error behind it, if any.
 func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
+	if b.Servers.active() {
+		return runServerSweep(ctx, b, out, log)
+	}
 	rawLog := log
 	out, log = textfmt.NewSafeWriter(out), textfmt.NewSafeWriter(log)
 	env := &benchEnv{b: b, out: out, log: log, rawLog: rawLog}

@@ -89,6 +89,9 @@ func (env *benchEnv) sweep(ctx context.Context) (int, error) {
 	sw, err := sweep.RunSweep(ctx, cfg)
 	if sw != nil {
 		sw.Prompts = first.sweepString()
+		if b.sweepHook != nil {
+			b.sweepHook(sw)
+		}
 	}
 	if sw != nil && len(sw.Points) > 0 {
 		report.WriteSweep(sw, env.out)
