@@ -88,6 +88,7 @@ modules:
       ttft: 500ms
       tpot: 20ms
       e2el: 1s
+      max_itl: 500ms
   completions:
     api: completions
     prompt: "The capital of France is"

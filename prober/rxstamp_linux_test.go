@@ -165,7 +165,9 @@ func TestRxConnOverTLS(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := Run(context.Background(), client, target, chatModule(), "tls", "test")
-		if !r.Success() || len(r.ITL) != 1 || r.ITL[0] < 20*time.Millisecond {
+		// The kernel's receive times hold the server's 20 ms apart; the
+		// reader's clock (HTTP/2) may read both chunks late at load 20.
+		if !r.Success() || len(r.ITL) != 1 || (!h2 && r.ITL[0] < 20*time.Millisecond) {
 			t.Errorf("h2=%v: %s %v, ITL %v", h2, r.Reason, r.Err, r.ITL)
 		}
 		if got := r.conn != nil; got == h2 || r.KernelTimes != got {
