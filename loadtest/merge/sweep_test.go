@@ -10,18 +10,18 @@ import (
 	"testing"
 )
 
-// rewrite copies path to a new file with old replaced by new once.
-func rewrite(t *testing.T, path, old, new string) string {
+// rewrite copies path to a new file with from replaced by to once.
+func rewrite(t *testing.T, path, from, to string) string {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(raw, []byte(old)) {
-		t.Fatalf("%s lacks %s", path, old)
+	if !bytes.Contains(raw, []byte(from)) {
+		t.Fatalf("%s lacks %s", path, from)
 	}
 	out := filepath.Join(t.TempDir(), filepath.Base(path))
-	if err := os.WriteFile(out, bytes.Replace(raw, []byte(old), []byte(new), 1), 0o600); err != nil {
+	if err := os.WriteFile(out, bytes.Replace(raw, []byte(from), []byte(to), 1), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return out
