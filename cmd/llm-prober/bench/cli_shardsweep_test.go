@@ -83,6 +83,10 @@ func TestMergeShardedSweepIsTheSingleSweep(t *testing.T) {
 	if code != ExitFailed || !strings.Contains(log, "the 500 req/s point: shard 1 of 2 missing") {
 		t.Errorf("a shard of one rate missing: exit %d, want %d naming the rate and shard:\n%s", code, ExitFailed, log)
 	}
+	code, _, log = mergeCLI(t, append(slices.Concat(files["10"], files["255"]), "--sweep-refine", "0")...)
+	if code != ExitBadInput || !strings.Contains(log, "the 255 req/s point is the sweep's point 1") || !strings.Contains(log, "--seed 8") {
+		t.Errorf("a point drawn with another seed: exit %d, want %d naming the seed it needs:\n%s", code, ExitBadInput, log)
+	}
 
 	merged := filepath.Join(t.TempDir(), "merged.json")
 	code, stdout, log = mergeCLI(t, append(slices.Concat(all, files["255"]), "--rates", "10,500", "--sweep-refine", "1",
