@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest/merge"
@@ -34,16 +33,13 @@ func (mc *MergeConfig) sweepRates() ([]float64, error) {
 // single process's.
 type mergedSweep struct {
 	mc     *MergeConfig
-	groups []merge.RateRun
-	used   map[float64]bool
+	points *merge.Points
 	out    io.Writer
 	log    io.Writer
 	dir    string // the points' merged files (--output-json)
 	files  map[*sweep.Point]string
 	views  map[*sweep.Point]*report.RunView
 	env    *benchEnv // the first point's: the deciding flags, the same in all
-	seed0  int64     // point 0's seed
-	step   int       // 1: seed + point number (fresh prompts), 0: one seed; -1 unknown yet
 	prompt freshness // point 0's
 	title  [2]string // the model and point 0's workload
 }
@@ -58,7 +54,7 @@ func runMergeSweep(rctx context.Context, mc *MergeConfig, groups []merge.RateRun
 	if err := merge.CheckSweep(groups); err != nil {
 		return ExitBadInput, err
 	}
-	ms := &mergedSweep{mc: mc, groups: groups, used: map[float64]bool{}, out: out, log: log, step: -1,
+	ms := &mergedSweep{mc: mc, points: merge.NewPoints(groups), out: out, log: log,
 		files: map[*sweep.Point]string{}, views: map[*sweep.Point]*report.RunView{}}
 	if len(rates) == 0 {
 		for _, g := range groups {
@@ -73,14 +69,8 @@ func runMergeSweep(rctx context.Context, mc *MergeConfig, groups []merge.RateRun
 		defer os.RemoveAll(ms.dir)
 	}
 	sw, err := sweep.RunSweep(rctx, sweep.SweepConfig{Rates: rates, Refine: mc.SweepRefine, KneeGoodput: mc.KneeGoodput, Run: ms.point})
-	var unused []string
-	for _, g := range groups {
-		if !ms.used[g.Rate] {
-			unused = append(unused, fmt.Sprintf("%g req/s (%d files)", g.Rate, len(g.Paths)))
-		}
-	}
-	if len(unused) > 0 {
-		fmt.Fprintf(log, "not a point of this sweep (a single process would not have run them): %s\n", strings.Join(unused, ", "))
+	if u := ms.points.Unused(); u != "" {
+		fmt.Fprintf(log, "not a point of this sweep (a single process would not have run them): %s\n", u)
 	}
 	if err != nil {
 		var pe pointError
@@ -129,28 +119,27 @@ func (e pointError) Unwrap() error { return e.error }
 
 // point is sweep.SweepConfig.Run: the union of the shards at rate.
 func (ms *mergedSweep) point(ctx context.Context, kind string, rate float64) (*sweep.Point, error) {
-	k := len(ms.used)
-	var g *merge.RateRun
-	for i := range ms.groups {
-		if sameRate(ms.groups[i].Rate, rate) {
-			g = &ms.groups[i]
-		}
+	g, k, err := ms.points.Next(kind, rate)
+	if err != nil {
+		return nil, pointError{ExitFailed, err}
 	}
-	if g == nil {
-		return nil, pointError{ExitFailed, fmt.Errorf("the sweep's %s point at %g req/s has no shard files: run a sharded run at --request-rate %g (--seed %s) and merge again with its files, or merge with --sweep-refine 0 to stop before refining",
-			kind, rate, rate, ms.seedFor(k))}
-	}
-	if ms.used[g.Rate] {
-		return nil, pointError{ExitFailed, fmt.Errorf("the sweep's %s point at %g req/s is a rate it ran already: one sharded run cannot be two points", kind, rate)}
-	}
-	ms.used[g.Rate] = true
 	fmt.Fprintf(ms.log, "point %d (%s) at %g req/s:\n", k, kind, rate)
 	m, env, res, code, err := mergeRun(ctx, ms.mc, g.Paths, ms.out, ms.log)
 	if err != nil {
 		return nil, pointError{code, fmt.Errorf("the %g req/s point: %w", rate, err)}
 	}
-	if err := ms.checkSeed(k, m, rate); err != nil {
+	fresh, err := ms.points.Seed(k, m.Shards[0].Spec.Seed, rate)
+	if err != nil {
 		return nil, pointError{ExitBadInput, err}
+	}
+	if k == 0 {
+		if raw, ok := m.Head["llm_prober_prompts"]; ok {
+			_ = json.Unmarshal(raw, &ms.prompt)
+		}
+		ms.prompt.Seed = m.Shards[0].Spec.Seed
+		ms.prompt.asked = ms.prompt.On || ms.prompt.Reset || ms.prompt.CacheSalt
+	} else {
+		ms.prompt.asked = fresh // the seeds say it
 	}
 	if ms.env == nil {
 		ms.env = env
@@ -172,51 +161,4 @@ func (ms *mergedSweep) point(ctx context.Context, kind string, rate float64) (*s
 		ms.views[p] = report.NewRunView(fmt.Sprintf("%s %.2f req/s", kind, rate), m.Run, res.report, res.server, res.verdict)
 	}
 	return p, nil
-}
-
-// checkSeed: bench --sweep draws point k with --seed + k under fresh
-// prompts (the default), else every point with --seed; the merged points
-// must follow one of the two, or they are not one sweep's.
-func (ms *mergedSweep) checkSeed(k int, m *merge.Result, rate float64) error {
-	seed := m.Shards[0].Spec.Seed
-	if k == 0 {
-		ms.seed0 = seed
-		if raw, ok := m.Head["llm_prober_prompts"]; ok {
-			_ = json.Unmarshal(raw, &ms.prompt)
-		}
-		ms.prompt.Seed = seed
-		ms.prompt.asked = ms.prompt.On || ms.prompt.Reset || ms.prompt.CacheSalt
-		return nil
-	}
-	switch {
-	case ms.step < 0 && seed == ms.seed0+int64(k):
-		ms.step, ms.prompt.asked = 1, true
-	case ms.step < 0 && seed == ms.seed0:
-		ms.step, ms.prompt.asked = 0, false
-	}
-	if ms.step < 0 || seed != ms.seed0+int64(ms.step*k) {
-		return fmt.Errorf("the %g req/s point is the sweep's point %d: a single bench --sweep draws it with --seed %s, its shards ran --seed %d",
-			rate, k, ms.seedFor(k), seed)
-	}
-	return nil
-}
-
-// seedFor is the seed point k is drawn with, as far as known.
-func (ms *mergedSweep) seedFor(k int) string {
-	switch {
-	case len(ms.used) == 0:
-		return "as the other points'"
-	case ms.step == 1:
-		return fmt.Sprint(ms.seed0 + int64(k))
-	case ms.step == 0:
-		return fmt.Sprint(ms.seed0)
-	}
-	return fmt.Sprintf("%d (fresh prompts: seed + point number) or %d (--no-fresh-prompts)", ms.seed0+int64(k), ms.seed0)
-}
-
-// sameRate: a refined rate is a midpoint computed in float64; a run's
-// --request-rate is its decimal text.
-func sameRate(a, b float64) bool {
-	d := a - b
-	return d <= 1e-9*max(a, b) && -d <= 1e-9*max(a, b)
 }
