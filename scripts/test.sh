@@ -61,7 +61,7 @@ step "go test -race (all packages, incl. end-to-end with a real Prometheus)"
 CGO_ENABLED=1 go test -race -count=1 -timeout 30m ./...
 (cd dashboards && go test -count=1 ./...) # generated dashboards + rules (no goroutines: no -race); a rules variant through $PROMTOOL
 
-step "fuzz the SSE reader, the stream parser, the config loader, the knee file reader, the exposition writer, traces, workload files and Prometheus answers (~20 s each)"
+step "fuzz the SSE reader, the stream parser, the config loader, the knee file reader, the exposition writer, traces, workload files, Prometheus answers, shard files and configuration-sweep inputs (~20 s each)"
 # Budgets in inputs, not seconds: a duration-based -fuzztime can fail with a
 # bare "context deadline exceeded" and no crasher when the deadline races a
 # worker (golang/go#75804, fixed in Go 1.27), which a loaded machine makes
@@ -76,6 +76,8 @@ fuzz FuzzTrace 30000x ./loadtest/workload/
 fuzz FuzzWorkloadFile 60000x ./loadtest/workload/
 fuzz FuzzPromAnswer 30000x ./capacity/promsource/
 fuzz FuzzReadRecords 30000x ./loadtest/resultfile/
+fuzz FuzzServerConfig 30000x ./loadtest/cfgsweep/
+fuzz FuzzResumeResult 30000x ./loadtest/cfgsweep/
 
 step "benchmarks still run (one iteration each; scripts/perf.sh measures)"
 go test -run='^$' -bench=. -benchtime=1x ./prober/ ./collector/ >/dev/null

@@ -147,8 +147,12 @@ func Read(ctx context.Context, paths []string, opt Options) (*Result, error) {
 }
 
 func manifestOf(rf *resultfile.RecordFile) (*Manifest, error) {
-	raw, ok := rf.Head[Key]
-	if !ok {
+	return manifestFrom(rf.Head[Key])
+}
+
+// manifestFrom decodes a Manifest strictly; nil raw: not a shard's file.
+func manifestFrom(raw json.RawMessage) (*Manifest, error) {
+	if raw == nil {
 		return nil, fmt.Errorf("no %q: not a shard's file (run bench with --shard and --start-at)", Key)
 	}
 	var m Manifest

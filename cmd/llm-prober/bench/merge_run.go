@@ -26,6 +26,12 @@ type MergeConfig struct {
 	OutputJSON     string
 	OutputCSV      string
 	Report         string
+	// A sweep merged from one sharded run per rate: the listed rates
+	// (default: every rate among the files), --sweep-refine and
+	// --knee-goodput, as bench --sweep --rates took them.
+	Rates       string
+	SweepRefine int
+	KneeGoodput float64
 }
 
 // RunMerge merges the shard files, prints the report of their union
@@ -41,36 +47,24 @@ func RunMerge(ctx context.Context, mc *MergeConfig, out, log io.Writer) (int, er
 	}
 	rctx, cancel := context.WithTimeout(ctx, mc.Timeout)
 	defer cancel()
-	m, err := merge.Read(rctx, mc.Files, merge.Options{MaxOffset: mc.MaxClockOffset})
+	groups, err := merge.GroupByRate(rctx, mc.Files)
 	if err != nil {
-		if errors.As(err, new(merge.ShardError)) {
-			return ExitFailed, err
-		}
 		return ExitBadInput, err
 	}
+	if len(groups) > 1 || len(mc.Rates) > 0 {
+		return runMergeSweep(rctx, mc, groups, out, log)
+	}
+	m, env, res, code, err := mergeRun(rctx, mc, mc.Files, out, log)
+	if err != nil {
+		return code, err
+	}
 	d := m.Shards[0].Decide
-	env := &benchEnv{b: &Config{Goodput: d.Goodput, Percentiles: d.Percentiles, FailOn: d.FailOn, Label: d.Label,
-		OutputJSON: mc.OutputJSON, Report: mc.Report}, out: out, log: log}
-	if err := env.parseDecide(); err != nil {
-		return ExitBadInput, fmt.Errorf("%s: %s: %w", m.Paths[0], merge.Key, err)
-	}
-	writeShards(m, log)
-	res := &benchResult{run: m.Run, report: summary.Summarize(m.Run, env.slo, env.ps)}
-	res.server = headServer(m)
-	summary.AttachServer(&res.server, res.report)
-	res.verdict = summary.Judge(res.report, &res.server)
-	if raw, ok := m.Head["llm_prober_extra_metrics"]; ok {
-		res.extra = new(serverwatch.ExtraReport)
-		if json.Unmarshal(raw, res.extra) != nil {
-			res.extra = nil
-		}
-	}
 	report.WriteText(res.report, out)
 	report.WriteUncertainty(res.report, out)
 	report.WriteServer(&res.server, out, res.verdict)
 	env.writeExtra(res)
 	if mc.OutputJSON != "" {
-		if err := writeMerged(rctx, m, res, mc.OutputJSON); err != nil {
+		if err := writeMerged(rctx, m, res, mc.OutputJSON, ""); err != nil {
 			return ExitError, err
 		}
 		fmt.Fprintf(log, "wrote %s\n", mc.OutputJSON)
@@ -96,6 +90,36 @@ func RunMerge(ctx context.Context, mc *MergeConfig, out, log io.Writer) (int, er
 		return ExitFailed, errors.New(why)
 	}
 	return 0, nil
+}
+
+// mergeRun merges one run's shard files and judges the union as the one
+// run would have been judged; on error, the exit code.
+func mergeRun(ctx context.Context, mc *MergeConfig, files []string, out, log io.Writer) (*merge.Result, *benchEnv, *benchResult, int, error) {
+	m, err := merge.Read(ctx, files, merge.Options{MaxOffset: mc.MaxClockOffset})
+	if err != nil {
+		if errors.As(err, new(merge.ShardError)) {
+			return nil, nil, nil, ExitFailed, err
+		}
+		return nil, nil, nil, ExitBadInput, err
+	}
+	d := m.Shards[0].Decide
+	env := &benchEnv{b: &Config{Goodput: d.Goodput, Percentiles: d.Percentiles, FailOn: d.FailOn, Label: d.Label,
+		OutputJSON: mc.OutputJSON, Report: mc.Report}, out: out, log: log}
+	if err := env.parseDecide(); err != nil {
+		return nil, nil, nil, ExitBadInput, fmt.Errorf("%s: %s: %w", m.Paths[0], merge.Key, err)
+	}
+	writeShards(m, log)
+	res := &benchResult{run: m.Run, report: summary.Summarize(m.Run, env.slo, env.ps)}
+	res.server = headServer(m)
+	summary.AttachServer(&res.server, res.report)
+	res.verdict = summary.Judge(res.report, &res.server)
+	if raw, ok := m.Head["llm_prober_extra_metrics"]; ok {
+		res.extra = new(serverwatch.ExtraReport)
+		if json.Unmarshal(raw, res.extra) != nil {
+			res.extra = nil
+		}
+	}
+	return m, env, res, 0, nil
 }
 
 // writeShards prints each shard's clock, start lag and send lag: the
@@ -163,7 +187,9 @@ func writeCSV(ctx context.Context, m *merge.Result, path string) error {
 
 // writeMerged writes the merged result file: the aggregate of the union
 // and every shard's requests, shard after shard.
-func writeMerged(ctx context.Context, m *merge.Result, res *benchResult, path string) error {
+// A sweep point's kind, if any, and bottleneck come first, as bench
+// --sweep writes them.
+func writeMerged(ctx context.Context, m *merge.Result, res *benchResult, path, kind string) error {
 	jo, err := resultfile.NewJSONOut()
 	if err != nil {
 		return err
@@ -173,7 +199,11 @@ func writeMerged(ctx context.Context, m *merge.Result, res *benchResult, path st
 		return err
 	}
 	d := m.Shards[0].Decide
-	head := append(res.report.VLLMKeys(),
+	var head []summary.KV
+	if kind != "" {
+		head = []summary.KV{{Key: "kind", Value: kind}, {Key: "bottleneck", Value: res.verdict.Bottleneck}}
+	}
+	head = append(append(head, res.report.VLLMKeys()...),
 		summary.KV{Key: "model_id", Value: d.Model},
 		summary.KV{Key: "backend", Value: vllmBackend(m.Shards[0].Spec.API)},
 		summary.KV{Key: "endpoint_type", Value: vllmBackend(m.Shards[0].Spec.API)},

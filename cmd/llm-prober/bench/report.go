@@ -64,6 +64,13 @@ func (env *benchEnv) writeSweepReport(sw *sweep.Sweep, views map[*sweep.Point]*r
 	if env.b.Report == "" || sw == nil || len(sw.Points) == 0 {
 		return nil
 	}
+	return env.writeReport(env.sweepHTML(sw, views))
+}
+
+// sweepHTML is the sweep's report: the sweep, the plan if asked, and the
+// run view of the knee (else the lower bound, the first failure, the
+// last point).
+func (env *benchEnv) sweepHTML(sw *sweep.Sweep, views map[*sweep.Point]*report.RunView) *report.HTMLReport {
 	b := env.b
 	h := &report.HTMLReport{Sweep: sw}
 	if sw.Knee != nil && (b.DailyRequests > 0 || b.PeakRPS > 0) {
@@ -82,5 +89,5 @@ func (env *benchEnv) writeSweepReport(sw *sweep.Sweep, views map[*sweep.Point]*r
 	if v := views[pick]; v != nil {
 		h.Runs = []*report.RunView{v}
 	}
-	return env.writeReport(h)
+	return h
 }

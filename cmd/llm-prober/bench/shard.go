@@ -56,7 +56,7 @@ func (env *benchEnv) parseShard() error {
 	case !b.SeedSet:
 		return errors.New("--shard needs --seed: every shard draws the same schedule and prompts from it")
 	case b.Sweep || b.Rates != "" || b.NumRuns > 1:
-		return errors.New("a sharded run is one run: no --sweep, --rates or --num-runs (run one sharded Job per rate; docs/bench-sharding.md)")
+		return errors.New("a sharded run is one run: no --sweep, --rates or --num-runs (a sweep is one sharded run per rate, merged with bench merge --rates; docs/bench-sharding.md#sharded-sweeps)")
 	case b.KneeRate > 0 || b.DailyRequests > 0 || b.PeakRPS > 0:
 		return errors.New("a capacity plan comes from a sweep, not from a shard")
 	case b.OutputJSON == "":
