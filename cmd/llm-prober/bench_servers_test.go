@@ -21,22 +21,22 @@ import (
 )
 
 // The mock's timing in these sweeps: no jitter, no batch slowdown, so a
-// request of 16 prompt and 6 output tokens runs 5 ms + 5 steps × 3 ms
+// request of 16 prompt and 6 output tokens runs 20 ms + 5 steps × 10 ms
 // whatever runs beside it, and the capacity is the running limit over
 // that (mockvllm.Options.SaturationRate).
-const mockTiming = "--ttft 5ms --itl 3ms --ttft-jitter 0s --itl-jitter 0s --batch-slowdown 0s --model m"
+const mockTiming = "--ttft 20ms --itl 10ms --ttft-jitter 0s --itl-jitter 0s --batch-slowdown 0s --model m"
 
 func mockOptions(maxRunning, kvBlocks int) mockvllm.Options {
 	o := mockvllm.DefaultOptions()
-	o.TTFT, o.ITL, o.BatchSlowdown = mockvllm.Dist{Mean: 5 * time.Millisecond}, mockvllm.Dist{Mean: 3 * time.Millisecond}, 0
+	o.TTFT, o.ITL, o.BatchSlowdown = mockvllm.Dist{Mean: 20 * time.Millisecond}, mockvllm.Dist{Mean: 10 * time.Millisecond}, 0
 	o.MaxRunning, o.KVBlocks = maxRunning, kvBlocks
 	return o
 }
 
 // sweepFlags are a short rate sweep: rates far below, between and far
 // above the configurations' capacities, 30 requests each.
-var sweepFlags = []string{"--rates", "10,75,3200", "--num-prompts", "30", "--min-samples", "0", "--sweep-refine", "0",
-	"--goodput", "ttft:100", "--knee-goodput", "90", "--input-tokens", "16", "--output-tokens", "6", "--progress", "off"}
+var sweepFlags = []string{"--rates", "5,30,3200", "--num-prompts", "30", "--min-samples", "0", "--sweep-refine", "0",
+	"--goodput", "ttft:400", "--knee-goodput", "90", "--input-tokens", "16", "--output-tokens", "6", "--progress", "off"}
 
 type sweepRow struct {
 	Key, Status, Command, Error string
