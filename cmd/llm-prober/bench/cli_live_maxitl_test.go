@@ -3,6 +3,7 @@ package bench
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,5 +96,42 @@ func TestBenchLiveCountsStalls(t *testing.T) {
 				t.Error("an ESC in the exposition")
 			}
 		})
+	}
+}
+
+// Without --model bench takes the name from /v1/models: an answer that
+// never ends is read to 4 MiB, a name past 1 KiB is refused; either is
+// one line naming /v1/models, before any request.
+func TestBenchModelsAnswerBounded(t *testing.T) {
+	for _, c := range []struct {
+		name, want string
+		body       func(w io.Writer)
+	}{
+		{"endless", "names none within 4 MiB", func(w io.Writer) {
+			io.WriteString(w, `{"data":[{"id":"`)
+			chunk := strings.Repeat("a", 64<<10)
+			for range 128 { // 8 MiB
+				if _, err := io.WriteString(w, chunk); err != nil {
+					return
+				}
+			}
+		}},
+		{"long name", "a model of 2000 bytes (want 1 to 1024)", func(w io.Writer) {
+			io.WriteString(w, `{"data":[{"id":"`+strings.Repeat("m", 2000)+`"}]}`)
+		}},
+	} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/v1/models" {
+				t.Errorf("%s: %s requested", c.name, r.URL.Path)
+				http.NotFound(w, r)
+				return
+			}
+			c.body(w)
+		}))
+		code, _, log := benchCLI(t, "--url", ts.URL, "--num-prompts", "1", "--progress", "off", "--no-server-metrics")
+		ts.Close()
+		if code == 0 || !strings.Contains(log, "/v1/models") || !strings.Contains(log, c.want) {
+			t.Errorf("%s: exit %d, want an error with %q:\n%s", c.name, code, c.want, log)
+		}
 	}
 }
