@@ -62,3 +62,24 @@ func TestReadRunFileMaxITL(t *testing.T) {
 		t.Errorf("worst gaps %v ms, %d good; want [900 20 300] and 2 (the first missed max_itl:500)", rf.MaxITL, rf.Good)
 	}
 }
+
+// compare recounts SLO attainment as the run did: a per-token TTFT
+// objective reads each request's prompt length (the server's count,
+// else the planned one).
+func TestReadRunFilePerTokenTTFT(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "run.json")
+	body := `{"llm_prober_goodput_slo": "ttft:100+1/tok", "requests": [` +
+		`{"ttft": 0.25, "prompt_len": 10, "prompt_tokens": 200, "success": true}, ` + // limit 300 ms: good
+		`{"ttft": 0.25, "prompt_len": 180, "success": true}, ` + // 280 ms: good
+		`{"ttft": 0.25, "prompt_len": 10, "prompt_tokens": 10, "success": true}]}` // 110 ms: missed
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rf, err := ReadRunFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rf.SLO.TTFTPerToken == 0 || rf.Good != 2 || rf.Measured != 3 {
+		t.Errorf("SLO %v: %d good of %d, want 2 of 3", rf.SLO, rf.Good, rf.Measured)
+	}
+}
