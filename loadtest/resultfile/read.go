@@ -52,6 +52,8 @@ type fileRequest struct {
 	MaxITL       *float64  `json:"max_itl"`
 	Planned      float64   `json:"planned_s"`
 	Start        float64   `json:"start_s"`
+	PromptLen    int32     `json:"prompt_len"`
+	PromptTokens int32     `json:"prompt_tokens"`
 	OutputTokens int32     `json:"output_tokens"`
 	Success      bool      `json:"success"`
 }
@@ -145,6 +147,7 @@ type requestSummary struct {
 	lag                       float64 // the same, kept when wait is not counted
 	gaps                      []float32
 	maxGapUs                  int32 // Record.MaxGapUs
+	promptLen, promptTokens   int32 // planned and counted: a per-token TTFT objective reads them
 	outputTokens              int32
 	success                   bool
 }
@@ -182,7 +185,8 @@ func readRequests(dec *json.Decoder) (out []requestSummary, dropped bool, err er
 					gaps[i] = float32(g * 1e3)
 				}
 			}
-			out = append(out, requestSummary{q.TTFT, q.TPOT, q.E2EL, mean(q.ITLs), lag, lag, gaps, gapUs, q.OutputTokens, q.Success})
+			out = append(out, requestSummary{q.TTFT, q.TPOT, q.E2EL, mean(q.ITLs), lag, lag, gaps, gapUs,
+				max(q.PromptLen, 0), max(q.PromptTokens, 0), q.OutputTokens, q.Success})
 		}
 	}
 	_, err = dec.Token()
@@ -208,7 +212,8 @@ func (rf *RunFile) Add(q *requestSummary) {
 		rf.Failed++
 		return
 	}
-	rec := loadtest.Record{TTFT: nanos(q.ttft), TPOT: nanos(q.tpot), E2EL: nanos(q.e2el), MaxGapUs: q.maxGapUs}
+	rec := loadtest.Record{TTFT: nanos(q.ttft), TPOT: nanos(q.tpot), E2EL: nanos(q.e2el), MaxGapUs: q.maxGapUs,
+		PlannedPrompt: q.promptLen, PromptTokens: q.promptTokens}
 	if summary.Good(&rec, rf.SLO, nanos(q.wait)) {
 		rf.Good++
 	}
