@@ -140,9 +140,10 @@ func lagP99(rf *resultfile.RunFile) []float64 {
 var latencyStats = []float64{-1, 50, 90, 99}
 
 // compareLatency fills the rows of latency family f (ttft, tpot, itl,
-// e2el): values, and the block bootstrap of each difference over the
-// requests in time order (ITL: over their pooled gaps, so a tail-only
-// stall moves p99 ITL's test, not just its value).
+// e2el, max_itl): values, and the block bootstrap of each difference
+// over the requests in time order (ITL: over their pooled gaps, so a
+// tail-only stall moves p99 ITL's test, not just its value; max_itl:
+// over each request's worst gap, a value per request like TTFT).
 func compareLatency(rows map[string]*CompareRow, base, nw *resultfile.RunFile, f string, alpha float64) {
 	var diffs []stats.QuantileDiff
 	if ga, gb := grouped(base, f), grouped(nw, f); ga != nil && gb != nil {
@@ -172,6 +173,8 @@ func samples(rf *resultfile.RunFile, f string) []float64 {
 		return rf.TPOT
 	case "e2el":
 		return rf.E2EL
+	case "max_itl":
+		return rf.MaxITL
 	}
 	return rf.ITLMean
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/exposition"
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/loadtest/summary"
 	"github.com/llm-prober/llm-prober/prober"
@@ -37,6 +38,8 @@ const LiveModule = "bench"
 type Live struct {
 	metrics      *prober.Metrics
 	target       string // the target label: --label, else --target, else the URL's host
+	model        string // the model label, escaped (it may come from the server's /v1/models)
+	slo          summary.SLO
 	srv          *http.Server
 	served       chan error
 	addrs        []string
@@ -106,9 +109,12 @@ func StartLive(f *web.FlagConfig, t *config.Target, name string, slo summary.SLO
 		}
 	}
 	reg := prometheus.NewRegistry()
-	l := &Live{metrics: prober.NewMetrics(reg), target: name, served: make(chan error, 1), hook: hook}
+	// The exposition escapes only \\, " and \n in a label value: an ESC in
+	// a model name the server chose would reach whoever curls /metrics.
+	l := &Live{metrics: prober.NewMetrics(reg), target: name, model: textfmt.Safe(t.Model), slo: slo,
+		served: make(chan error, 1), hook: hook}
 	tc := *t
-	tc.Name = name
+	tc.Name, tc.Model = name, l.model
 	info := &config.Config{Targets: []*config.Target{&tc}}
 	// No llm_prober_build_info: LLMProberDown pages for an instance that
 	// exposed it and went away, and a benchmark ends by design.
@@ -119,8 +125,8 @@ func StartLive(f *web.FlagConfig, t *config.Target, name string, slo summary.SLO
 	if slo.TTFTPerToken > 0 {
 		ttft = 0 // the probe metrics know one fixed threshold: leave per-token TTFT to the report
 	}
-	l.metrics.Init(name, t.Model, LiveModule, 0, map[string]time.Duration{
-		"ttft": ttft, "tpot": slo.TPOT, "e2el": slo.E2EL})
+	l.metrics.Init(name, l.model, LiveModule, 0, map[string]time.Duration{
+		"ttft": ttft, "tpot": slo.TPOT, "e2el": slo.E2EL, "max_itl": slo.MaxITL})
 
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.InstrumentMetricHandler(reg, exposition.Handler(reg, l.metrics, liveLogger{logw})))
@@ -247,7 +253,21 @@ func (l *Live) observe(rec *loadtest.Record, res *prober.Result) {
 		l.failed.Inc()
 	}
 	r := *res
-	r.Target = l.target
+	r.Target, r.Model, r.Module = l.target, l.model, LiveModule
+	if r.Success() {
+		// bench's requests carry no SLO: judge them here against
+		// --goodput, from the send (as the daemon judges a probe).
+		r.SLOViolations, r.Good = nil, true
+		if l.slo.Set() {
+			m := summary.Misses(rec, l.slo, 0)
+			for i, name := range summary.SLONames {
+				if m&(1<<i) != 0 {
+					r.SLOViolations = append(r.SLOViolations, name)
+				}
+			}
+			r.Good = m == 0
+		}
+	}
 	l.metrics.Record(&r, time.Now())
 }
 

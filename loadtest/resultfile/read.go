@@ -24,8 +24,9 @@ type RunFile struct {
 	Keys map[string]any // scalar aggregate keys (numbers, strings)
 	// Per measured (not warm-up) request, in milliseconds: TTFT and E2EL
 	// of each successful request, TPOT of those with more than one
-	// output token, the mean inter-token gap of those with gaps.
-	TTFT, TPOT, E2EL, ITLMean []float64
+	// output token, the mean inter-token gap of those with gaps, and
+	// the worst gap (max_itl) of those with gaps, as Summarize keeps it.
+	TTFT, TPOT, E2EL, ITLMean, MaxITL []float64
 	// Gaps holds every inter-token gap (ms) of the requests with gaps,
 	// request after request; GapCounts how many each had: the tail of
 	// the gaps is compared on the gaps, not on per-request means.
@@ -48,8 +49,11 @@ type fileRequest struct {
 	TPOT         float64   `json:"tpot"`
 	E2EL         float64   `json:"latency"`
 	ITLs         []float64 `json:"itls"`
+	MaxITL       *float64  `json:"max_itl"`
 	Planned      float64   `json:"planned_s"`
 	Start        float64   `json:"start_s"`
+	PromptLen    int32     `json:"prompt_len"`
+	PromptTokens int32     `json:"prompt_tokens"`
 	OutputTokens int32     `json:"output_tokens"`
 	Success      bool      `json:"success"`
 }
@@ -142,6 +146,8 @@ type requestSummary struct {
 	wait                      float64 // seconds from the planned send to the send
 	lag                       float64 // the same, kept when wait is not counted
 	gaps                      []float32
+	maxGapUs                  int32 // Record.MaxGapUs
+	promptLen, promptTokens   int32 // planned and counted: a per-token TTFT objective reads them
 	outputTokens              int32
 	success                   bool
 }
@@ -167,6 +173,10 @@ func readRequests(dec *json.Decoder) (out []requestSummary, dropped bool, err er
 			return nil, false, err
 		}
 		if !q.Warmup {
+			gapUs, err := maxGapUs(q.MaxITL, q.ITLs)
+			if err != nil {
+				return nil, false, fmt.Errorf("entry %d: %w", len(out), err)
+			}
 			lag := max(q.Start-q.Planned, 0)
 			var gaps []float32
 			if kept += len(q.ITLs); kept <= MaxGaps {
@@ -175,7 +185,8 @@ func readRequests(dec *json.Decoder) (out []requestSummary, dropped bool, err er
 					gaps[i] = float32(g * 1e3)
 				}
 			}
-			out = append(out, requestSummary{q.TTFT, q.TPOT, q.E2EL, mean(q.ITLs), lag, lag, gaps, q.OutputTokens, q.Success})
+			out = append(out, requestSummary{q.TTFT, q.TPOT, q.E2EL, mean(q.ITLs), lag, lag, gaps, gapUs,
+				max(q.PromptLen, 0), max(q.PromptTokens, 0), q.OutputTokens, q.Success})
 		}
 	}
 	_, err = dec.Token()
@@ -201,7 +212,8 @@ func (rf *RunFile) Add(q *requestSummary) {
 		rf.Failed++
 		return
 	}
-	rec := loadtest.Record{TTFT: nanos(q.ttft), TPOT: nanos(q.tpot), E2EL: nanos(q.e2el)}
+	rec := loadtest.Record{TTFT: nanos(q.ttft), TPOT: nanos(q.tpot), E2EL: nanos(q.e2el), MaxGapUs: q.maxGapUs,
+		PlannedPrompt: q.promptLen, PromptTokens: q.promptTokens}
 	if summary.Good(&rec, rf.SLO, nanos(q.wait)) {
 		rf.Good++
 	}
@@ -212,6 +224,7 @@ func (rf *RunFile) Add(q *requestSummary) {
 	}
 	if !math.IsNaN(q.itlMean) {
 		rf.ITLMean = append(rf.ITLMean, q.itlMean*1e3)
+		rf.MaxITL = append(rf.MaxITL, float64(rec.MaxITL())/1e6)
 		rf.Gaps = append(rf.Gaps, q.gaps...)
 		rf.GapCounts = append(rf.GapCounts, int32(len(q.gaps)))
 	}
@@ -311,13 +324,16 @@ func quoteEmpty(s string) string {
 }
 
 // Has reports whether rf can have metric key (CompareKeys) at all:
-// goodput needs SLOs, an ITL percentile or a throughput its aggregate key;
+// goodput needs SLOs, an ITL percentile or a throughput its aggregate key
+// (not a worst gap's: compare computes those from the requests);
 // the others come from the requests (and are missing only when none
 // succeeded).
 func (rf *RunFile) Has(key string) bool {
 	switch {
 	case key == "goodput":
 		return rf.SLO.Set()
+	case strings.HasSuffix(key, "_max_itl_ms"): // from the requests
+		return true
 	case strings.HasSuffix(key, "_itl_ms"), strings.HasSuffix(key, "_throughput"):
 		_, ok := rf.Keys[key].(float64)
 		return ok

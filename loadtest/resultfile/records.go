@@ -115,6 +115,7 @@ type fullRequest struct {
 	TPOT         float64   `json:"tpot"`
 	E2EL         float64   `json:"latency"`
 	ITLs         []float64 `json:"itls"`
+	MaxITL       *float64  `json:"max_itl"`
 	PromptLen    int32     `json:"prompt_len"`
 	OutputLen    int32     `json:"output_len"`
 	PromptTokens int32     `json:"prompt_tokens"`
@@ -159,6 +160,9 @@ func decodeRecords(ctx context.Context, dec *json.Decoder, add RecordFunc) (int,
 			itl = append(itl, time.Duration(nanos(g)))
 		}
 		rec.ITLCount = int32(len(itl))
+		if rec.MaxGapUs, err = maxGapUs(q.MaxITL, q.ITLs); err != nil {
+			return 0, fmt.Errorf("entry %d: %w", n, err)
+		}
 		if err := add(&rec, itl, q.Error); err != nil {
 			return 0, fmt.Errorf("entry %d: %w", n, err)
 		}

@@ -18,7 +18,7 @@ import (
 
 // A record survives the file: JSONOut.Add then ReadRecords give back
 // the engine's nanoseconds exactly (seconds as shortest floats round
-// back), its gaps and its error.
+// back), its gaps, its worst gap (max_itl, µs) and its error.
 func TestRecordsRoundTrip(t *testing.T) {
 	jo, err := NewJSONOut()
 	if err != nil {
@@ -27,8 +27,11 @@ func TestRecordsRoundTrip(t *testing.T) {
 	defer jo.Close()
 	want := []loadtest.Record{
 		{Index: 7, Planned: 123_456_789_012, Start: 123_457_000_001, End: 124_000_000_003, TTFT: 20_000_017, TPOT: 5_000_001,
-			E2EL: 40_000_011, PlannedPrompt: 100, PromptTokens: 101, CachedTokens: 16, PlannedOutput: 5, OutputTokens: 5, ITLCount: 2, Turn: 2, SlotWaited: true},
-		{Index: 8, Planned: 3, Start: 4, End: 9, Reason: prober.ReasonConnect, Warmup: true, PlannedOutput: 4},
+			E2EL: 40_000_011, PlannedPrompt: 100, PromptTokens: 101, CachedTokens: 16, PlannedOutput: 5, OutputTokens: 5, ITLCount: 2, Turn: 2, SlotWaited: true,
+			MaxGapUs: 5001},
+		// A failure while decoding: its worst gap is the one left open,
+		// beyond every closed gap (here none).
+		{Index: 8, Planned: 3, Start: 4, End: 9, Reason: prober.ReasonConnect, Warmup: true, PlannedOutput: 4, MaxGapUs: 2_000_000},
 	}
 	gaps := [][]time.Duration{{5_000_003, 4_999_999}, nil}
 	jo.Add(&want[0], &prober.Result{ITL: gaps[0]})
@@ -82,6 +85,9 @@ func TestReadRecordsHostile(t *testing.T) {
 		{`{"requests": [` + ok + `, {"ttft": -1e9}]}`, "entry 1: ttft"},
 		{`{"requests": [{"itls": [0.1, -1], "success": true}]}`, "entry 0: itls: -1 s is not a gap"},
 		{`{"requests": [{"output_tokens": -3, "success": true}]}`, "negative"},
+		{`{"requests": [` + ok + `, {"max_itl": -0.5, "success": true}]}`, "entry 1: max_itl: -0.5 s is out of range (0 to 2147 s)"},
+		{`{"requests": [{"max_itl": 1e9, "success": true}]}`, "entry 0: max_itl: 1e+09 s is out of range"},
+		{`{"requests": [{"max_itl": "long", "success": true}]}`, "entry 0"},
 		{`{"requests": [{"index": -1}]}`, "negative"},
 		{`{"requests": [{"success": false}]}`, `without a "reason"`},
 		{`{"requests": [{"ttft": "fast"}]}`, "entry 0"},
@@ -119,6 +125,7 @@ func FuzzReadRecords(f *testing.F) {
 	f.Add([]byte(`{"requests": [{"index": 1, "planned_s": 0.1, "start_s": 0.1, "end_s": 0.2, "ttft": 0.01, "itls": [0.001], "success": true}]}`))
 	f.Add([]byte(`{"llm_prober_shard": {"index": 0}, "ttfts": [1, 2], "requests": [{"success": false, "reason": "http"}]}`))
 	f.Add([]byte(`{"requests": [{"planned_s": 1e300}]}`))
+	f.Add([]byte(`{"requests": [{"itls": [0.5], "max_itl": 2.5, "success": true}, {"itls": [3000], "success": true}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rf, err := readRecords(context.Background(), bytes.NewReader(b), func(rec *loadtest.Record, itl []time.Duration, _ string) error {
 			lim := int64(maxSeconds) * 1e9
@@ -135,10 +142,33 @@ func FuzzReadRecords(f *testing.F) {
 					t.Fatalf("gap %v", g)
 				}
 			}
+			if rec.MaxGapUs < 0 {
+				t.Fatalf("worst gap %d µs", rec.MaxGapUs)
+			}
 			return nil
 		})
 		if err == nil && (rf.Requests < 0 || rf.Requests > maxRequests) {
 			t.Fatalf("%d requests", rf.Requests)
 		}
 	})
+}
+
+// A file written before max_itl existed: each request's worst gap is its
+// longest closed gap (rounded up to the µs, as the engine does).
+func TestReadRecordsWithoutMaxITL(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "old.json")
+	body := `{"requests": [{"itls": [0.25, 0.5000004], "success": true}, {"itls": [0.1], "max_itl": 0.75, "success": true}]}`
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got []int32
+	if _, err := ReadRecords(t.Context(), p, func(rec *loadtest.Record, _ []time.Duration, _ string) error {
+		got = append(got, rec.MaxGapUs)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != 500_001 || got[1] != 750_000 {
+		t.Errorf("worst gaps %v µs, want [500001 750000]", got)
+	}
 }

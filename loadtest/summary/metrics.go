@@ -13,7 +13,7 @@ type Metric struct {
 // CompareFamilies are the latency metrics compared, with the statistics
 // shown of each.
 var (
-	CompareFamilies = []string{"ttft", "tpot", "itl", "e2el"}
+	CompareFamilies = []string{"ttft", "tpot", "itl", "e2el", "max_itl"}
 	CompareStats    = []string{"mean", "p50", "p90", "p99"}
 )
 

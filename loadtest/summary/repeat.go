@@ -124,7 +124,7 @@ func reportValue(rep *Report, key string) float64 {
 	}
 	stat, rest, _ := strings.Cut(key, "_")
 	family := strings.TrimSuffix(rest, "_ms")
-	st := map[string]stats.Stats{"ttft": rep.TTFT, "tpot": rep.TPOT, "itl": rep.ITL, "e2el": rep.E2EL}[family]
+	st := map[string]stats.Stats{"ttft": rep.TTFT, "tpot": rep.TPOT, "itl": rep.ITL, "e2el": rep.E2EL, "max_itl": rep.MaxITL}[family]
 	if st.Count == 0 {
 		return math.NaN()
 	}

@@ -84,7 +84,7 @@ func TestBenchCompareCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(raw, &res); err != nil || len(res.Regressions) != 2 || len(res.Metrics) != 20 {
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Regressions) != 2 || len(res.Metrics) != 24 {
 		t.Errorf("comparison JSON (%v): %s", err, raw)
 	}
 

@@ -59,10 +59,12 @@ func mergeCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 // promptServer serves the mock and keeps each chat request's messages
-// by its X-Request-Id.
+// by its X-Request-Id. Every 10th answer it starts stalls for 400 ms
+// after its second token.
 func promptServer(t *testing.T) (string, func() map[string]string) {
 	o := mockvllm.DefaultOptions()
 	o.TTFT, o.ITL = mockvllm.Dist{Mean: 5 * time.Millisecond}, mockvllm.Dist{Mean: 2 * time.Millisecond, Jitter: time.Millisecond}
+	o.DecodeStall = mockvllm.DecodeStall{Every: 10, For: 400 * time.Millisecond, AfterTokens: 2}
 	s := mockvllm.New(o)
 	var mu sync.Mutex
 	seen := map[string]string{}
@@ -90,6 +92,13 @@ func promptServer(t *testing.T) (string, func() map[string]string) {
 // and the measured successful TTFTs (ms), from the send and from the
 // schedule.
 func fileRequests(t *testing.T, path string) (planned map[int64]float64, ttfts, sched []float64, head map[string]any) {
+	planned, ttfts, sched, _, head = fileRequestsGaps(t, path)
+	return planned, ttfts, sched, head
+}
+
+// fileRequestsGaps is fileRequests with each measured successful
+// request's worst gap (ms; those with gaps, as the report counts them).
+func fileRequestsGaps(t *testing.T, path string) (planned map[int64]float64, ttfts, sched, maxITL []float64, head map[string]any) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -97,12 +106,14 @@ func fileRequests(t *testing.T, path string) (planned map[int64]float64, ttfts, 
 	}
 	var f struct {
 		Requests []struct {
-			Index   int64   `json:"index"`
-			Planned float64 `json:"planned_s"`
-			Start   float64 `json:"start_s"`
-			TTFT    float64 `json:"ttft"`
-			Warmup  bool    `json:"warmup"`
-			Success bool    `json:"success"`
+			Index   int64     `json:"index"`
+			Planned float64   `json:"planned_s"`
+			Start   float64   `json:"start_s"`
+			TTFT    float64   `json:"ttft"`
+			Warmup  bool      `json:"warmup"`
+			Success bool      `json:"success"`
+			ITLs    []float64 `json:"itls"`
+			MaxITL  float64   `json:"max_itl"`
 		} `json:"requests"`
 	}
 	if err := json.Unmarshal(raw, &f); err != nil {
@@ -115,9 +126,12 @@ func fileRequests(t *testing.T, path string) (planned map[int64]float64, ttfts, 
 		if q.Success && !q.Warmup {
 			ttfts = append(ttfts, q.TTFT*1e3)
 			sched = append(sched, (q.TTFT+max(q.Start-q.Planned, 0))*1e3)
+			if len(q.ITLs) > 0 {
+				maxITL = append(maxITL, q.MaxITL*1e3)
+			}
 		}
 	}
-	return planned, ttfts, sched, head
+	return planned, ttfts, sched, maxITL, head
 }
 
 var syncedClock = shard.Clock{Source: "injected", Offset: 200_000, MaxError: 300_000}
@@ -147,12 +161,14 @@ func runShards(t *testing.T, url string, n int, clock func(i int) shard.Clock, a
 }
 
 var shardRunArgs = []string{"--seed", "7", "--request-rate", "300", "--burstiness", "0.3", "--num-prompts", "90", "--warmup", "3",
-	"--input-tokens", "16", "--output-tokens", "4", "--progress", "off", "--metrics-interval", "50ms", "--goodput", "ttft:2000"}
+	"--input-tokens", "16", "--output-tokens", "4", "--progress", "off", "--metrics-interval", "50ms", "--goodput", "ttft:2000 max_itl:250"}
 
 // Three shards partition one run: their union sends exactly the single
 // process's requests (same indexes, planned send times and prompts),
 // and the merge's percentiles are the exact ones of the union's raw
-// requests, as one process computes them.
+// requests, as one process computes them: the worst gaps too (every
+// 10th answer stalls 400 ms, past max_itl:250), so the merged SLO
+// attainment is the single run's.
 func TestShardsUnionIsTheSingleRun(t *testing.T) {
 	urlOne, promptsOne := promptServer(t)
 	single := filepath.Join(t.TempDir(), "single.json")
@@ -163,11 +179,12 @@ func TestShardsUnionIsTheSingleRun(t *testing.T) {
 	urlN, promptsN := promptServer(t)
 	files := runShards(t, urlN, 3, func(int) shard.Clock { return syncedClock }, append(slices.Clone(shardRunArgs), "--url", urlN)...)
 
-	wantPlanned, _, _, _ := fileRequests(t, single)
+	wantPlanned, _, _, singleGaps, singleHead := fileRequestsGaps(t, single)
 	union := map[int64]float64{}
-	var unionTTFT []float64
+	var unionTTFT, unionGaps []float64
 	for i, f := range files {
-		planned, ttfts, _, head := fileRequests(t, f)
+		planned, ttfts, _, gaps, head := fileRequestsGaps(t, f)
+		unionGaps = append(unionGaps, gaps...)
 		for k, p := range planned {
 			if int(k)%3 != i {
 				t.Errorf("shard %d sent request %d", i, k)
@@ -228,6 +245,30 @@ func TestShardsUnionIsTheSingleRun(t *testing.T) {
 	}
 	if head["completed"].(float64) != 90 {
 		t.Errorf("completed %v", head["completed"])
+	}
+	slices.Sort(unionGaps)
+	for _, p := range []float64{50, 90, 99} {
+		want := stats.QuantileSorted(unionGaps, p)
+		key := fmt.Sprintf("llm_prober_p%g_max_itl_ms", p)
+		if got, _ := head[key].(float64); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s: merged %.9g, the union's exact percentile %.9g", key, got, want)
+		}
+	}
+	stalled := func(gaps []float64) (n int) {
+		for _, g := range gaps {
+			if g > 250 {
+				n++
+			}
+		}
+		return n
+	}
+	// The mock stalls every 10th answer it serves: 9 of the 90 measured
+	// (the 3 warm-ups come first) in either run.
+	if n, m := stalled(unionGaps), stalled(singleGaps); n != 9 || m != 9 || len(unionGaps) != 90 {
+		t.Errorf("stalled requests: %d in the union, %d alone (of %d, %d), want 9", n, m, len(unionGaps), len(singleGaps))
+	}
+	if got, want := head["llm_prober_goodput_percent"], singleHead["llm_prober_goodput_percent"]; got != want || got != 90.0 {
+		t.Errorf("SLO attainment: merged %v, single %v, want 90 (the stalled requests miss max_itl)", got, want)
 	}
 }
 

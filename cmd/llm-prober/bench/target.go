@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -77,6 +78,13 @@ func (b *Config) benchTarget(ctx context.Context) (*config.Target, *http.Client,
 	return t, client, nil
 }
 
+// maxModelsBody bounds the /v1/models answer read for the model name,
+// maxModelName the name (it goes into every request and label).
+const (
+	maxModelsBody = 4 << 20
+	maxModelName  = 1024
+)
+
 // firstModel asks /v1/models for the served model, as vllm bench does.
 func firstModel(ctx context.Context, client *http.Client, base string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -95,8 +103,13 @@ func firstModel(ctx context.Context, client *http.Client, base string) (string, 
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || len(list.Data) == 0 || resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("no --model given and /v1/models (HTTP %d) names none", resp.StatusCode)
+	// Capped: a server that streams without end costs 4 MiB, not memory
+	// until the deadline.
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxModelsBody)).Decode(&list); err != nil || len(list.Data) == 0 || resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("no --model given and /v1/models (HTTP %d) names none within %d MiB", resp.StatusCode, maxModelsBody>>20)
+	}
+	if id := list.Data[0].ID; id == "" || len(id) > maxModelName {
+		return "", fmt.Errorf("no --model given and /v1/models names a model of %d bytes (want 1 to %d): give --model", len(id), maxModelName)
 	}
 	return list.Data[0].ID, nil
 }
