@@ -39,7 +39,7 @@ func FuzzTrace(f *testing.F) {
 				t.Fatalf("request %d at %v after %v (max %v)", i, at, prev, MaxReplay)
 			}
 			prev = at
-			if e := tr.entries[i]; e.in < 1 || e.out < 1 || e.in > maxTraceTokens || e.out > maxTraceTokens {
+			if e := tr.store.entry(i); e.in < 1 || e.out < 1 || e.in > maxTraceTokens || e.out > maxTraceTokens {
 				t.Fatalf("request %d: lengths %d, %d", i, e.in, e.out)
 			}
 		}
