@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -171,59 +170,6 @@ func readTrace(r io.Reader, name string, o TraceOptions) (*Trace, error) {
 		return nil, fmt.Errorf("%s: no requests in the trace", name)
 	}
 	return t, nil
-}
-
-// newMooncake is a parser of Mooncake trace lines (timestamp in ms) that
-// decodes each into the same fields, reusing its hash ids' array: a
-// line's decoding keeps nothing the next one does not overwrite.
-func newMooncake() func(text []byte) (ms float64, in, out int64, ids []int64, skip bool, err error) {
-	var e struct {
-		Timestamp    jsonNum[float64] `json:"timestamp"`
-		InputLength  jsonNum[int64]   `json:"input_length"`
-		OutputLength jsonNum[int64]   `json:"output_length"`
-		HashIDs      []int64          `json:"hash_ids"`
-	}
-	return func(text []byte) (float64, int64, int64, []int64, bool, error) {
-		e.Timestamp, e.InputLength, e.OutputLength, e.HashIDs = jsonNum[float64]{}, jsonNum[int64]{}, jsonNum[int64]{}, e.HashIDs[:0]
-		if err := json.Unmarshal(text, &e); err != nil {
-			return 0, 0, 0, nil, false, fmt.Errorf("not a trace entry: %w", err)
-		}
-		var missing []string
-		for k, ok := range []bool{e.Timestamp.ok, e.InputLength.ok, e.OutputLength.ok} {
-			if !ok {
-				missing = append(missing, `"`+[]string{"timestamp", "input_length", "output_length"}[k]+`"`)
-			}
-		}
-		if len(missing) > 0 {
-			return 0, 0, 0, nil, false, fmt.Errorf("no %s", strings.Join(missing, ", "))
-		}
-		return e.Timestamp.v, e.InputLength.v, e.OutputLength.v, e.HashIDs, false, nil
-	}
-}
-
-// jsonNum is a number a line may lack (or give as null), parsed in place.
-type jsonNum[T float64 | int64] struct {
-	v  T
-	ok bool
-}
-
-func (n *jsonNum[T]) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*n = jsonNum[T]{}
-		return nil
-	}
-	var err error
-	switch v := any(&n.v).(type) {
-	case *float64:
-		*v, err = strconv.ParseFloat(string(b), 64)
-	case *int64:
-		*v, err = strconv.ParseInt(string(b), 10, 64)
-	}
-	if err != nil {
-		return fmt.Errorf("%.40q is not a whole number in range", b)
-	}
-	n.ok = true
-	return nil
 }
 
 // burstGPT reads a BurstGPT header and returns the parser of its rows:

@@ -23,7 +23,12 @@ func (s *chunks[T]) add(v T) {
 		s.c = append(s.c, make([]T, 0, min(traceChunk, max(64, s.n))))
 	}
 	last := &s.c[len(s.c)-1]
-	*last = append(*last, v) // the first chunk grows in place up to traceChunk
+	if len(*last) == cap(*last) { // only the first chunk, doubled: append's 1.25× would pass 5× its size
+		grown := make([]T, len(*last), 2*cap(*last))
+		copy(grown, *last)
+		*last = grown
+	}
+	*last = append(*last, v)
 	s.n++
 }
 
