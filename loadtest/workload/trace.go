@@ -275,7 +275,7 @@ func (t *Trace) CheckContext(limit, overhead int, source string) error {
 func (t *Trace) Len() int { return t.store.len() }
 
 // At is request i's send time from the first, scaled.
-func (t *Trace) At(i int) time.Duration { return time.Duration(t.store.recs.at(i).at) }
+func (t *Trace) At(i int) time.Duration { return time.Duration(get56(t.store.recs.at(i).at)) }
 
 // Item builds request i: its hash ids' blocks, cut at its input length,
 // then words of its own for any tokens past them.

@@ -5,9 +5,9 @@ import (
 	"unsafe"
 )
 
-// A trace may hold millions of requests: each is kept in 16 bytes (its
-// send time and lengths) in chunks that are filled, never copied to grow,
-// so that a trace at the request cap holds 64 MB and no more; its hash
+// A trace may hold millions of requests: each is kept in 14 bytes (its
+// send time, lengths and line) in chunks that are filled, never copied to grow,
+// so that a trace at the 4,000,000-request cap holds 56 MB and no more; its hash
 // ids, when it has any, cost 4 bytes a request and 8 an id besides.
 const traceChunk = 1 << 16
 
@@ -34,13 +34,28 @@ func (s *chunks[T]) add(v T) {
 
 func (s *chunks[T]) at(i int) T { return s.c[i/traceChunk][i%traceChunk] }
 
-// traceRec is one request: its send time from the first (scaled), its
-// input and output lengths (each < 2^24: maxTraceTokens is 2^22), and the
-// lines from the previous request's (saturated; farther ones in far).
+// traceRec is one request: its send time from the first in ns (scaled;
+// < 2^56: MaxReplay is 2^55), its input and output lengths (each < 2^24:
+// maxTraceTokens is 2^22), and the lines from the previous request's
+// (saturated; farther ones in far). Bytes, so that it packs in 14.
 type traceRec struct {
-	at      int64
+	at      [7]byte
 	in, out [3]byte
 	dline   uint8
+}
+
+func put56(v int64) (b [7]byte) {
+	for k := range b {
+		b[k] = byte(v >> (8 * k))
+	}
+	return b
+}
+
+func get56(b [7]byte) (v int64) {
+	for k := range b {
+		v |= int64(b[k]) << (8 * k)
+	}
+	return v
 }
 
 func put24(v int64) [3]byte { return [3]byte{byte(v), byte(v >> 8), byte(v >> 16)} }
@@ -69,7 +84,7 @@ type traceStore struct {
 func (t *traceStore) add(at int64, in, out int64, ids []int64, line int) {
 	d := line - t.last
 	t.last = line
-	r := traceRec{at: at, in: put24(in), out: put24(out), dline: uint8(min(d, math.MaxUint8))}
+	r := traceRec{at: put56(at), in: put24(in), out: put24(out), dline: uint8(min(d, math.MaxUint8))}
 	if d >= math.MaxUint8 {
 		if t.far == nil {
 			t.far = map[int]int{}
@@ -95,7 +110,7 @@ func (t *traceStore) len() int { return t.recs.n }
 
 func (t *traceStore) entry(i int) traceEntry {
 	r := t.recs.at(i)
-	e := traceEntry{at: r.at, in: get24(r.in), out: get24(r.out)}
+	e := traceEntry{at: get56(r.at), in: get24(r.in), out: get24(r.out)}
 	if t.hasIDs {
 		end := int(t.idEnd.at(i))
 		if i > 0 {
