@@ -265,8 +265,8 @@ func (s *Scanner) appendStr(dst []byte, keep int, strict bool) ([]byte, error) {
 			return dst, s.Syntax("control character %q in a string", c)
 		case c != '\\':
 			if len(out) < keep {
-				if len(out) == cap(out) { // doubled up to keep: append's 1.25× allocates 5× a long string in all
-					grown := make([]byte, len(out), min(max(2*cap(out), 64), keep))
+				if len(out) == cap(out) && cap(out) >= 256 { // doubled up to keep: append's 1.25× past 256 allocates 5× a long string in all
+					grown := make([]byte, len(out), min(2*cap(out), keep))
 					out = grown[:copy(grown, out)]
 				}
 				out = append(out, c)
