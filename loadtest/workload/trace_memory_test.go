@@ -70,4 +70,3 @@ func TestTraceMemoryHashIDs(t *testing.T) {
 		t.Errorf("%.1f bytes allocated and %.1f held a request with two hash ids (less fixed costs), want at most 34", alloc, held)
 	}
 }
-
