@@ -37,6 +37,11 @@ func newMooncake() func(text []byte) (ms float64, in, out int64, ids []int64, sk
 			p.eat(',')
 			p.space()
 			key := p.str()
+			if bytes.IndexByte(key, '\\') >= 0 { // an escaped key, decoded as encoding/json would (rare: it allocates)
+				var k string
+				_ = json.Unmarshal(p.b[p.i-len(key)-2:p.i], &k)
+				key = []byte(k)
+			}
 			p.space()
 			p.eat(':')
 			p.space()
@@ -174,7 +179,8 @@ func mcInt(v []byte, field string) (int64, error) {
 	return n, nil
 }
 
-// mcInts appends the whole numbers of a JSON array (or null) to dst.
+// mcInts appends the whole numbers of a JSON array (or null) to dst; a
+// null in it is 0, as encoding/json has it.
 func mcInts(dst []int64, v []byte) ([]int64, error) {
 	v = bytes.TrimSpace(v)
 	if isNull(v) {
@@ -187,7 +193,12 @@ func mcInts(dst []int64, v []byte) ([]int64, error) {
 	for p.space(); p.i < len(p.b); p.space() {
 		p.eat(',')
 		p.space()
-		n, err := mcInt(p.value(), "hash_ids")
+		v := p.value()
+		if isNull(bytes.TrimSpace(v)) {
+			dst = append(dst, 0)
+			continue
+		}
+		n, err := mcInt(v, "hash_ids")
 		if err != nil {
 			return dst, err
 		}
