@@ -77,8 +77,8 @@ func hostileInputs(o options, dir string) ([]inputRun, []string, error) {
 		inputRun{what: "trace: far-future timestamp", args: benchFile("--dataset-name", "trace", "--dataset-path", files["future"]), want: 2, line: files["future"] + ":2"},
 		inputRun{what: "trace: one 100 MB line", args: benchFile("--dataset-name", "trace", "--dataset-path", files["longline"]), want: 2, line: "a line longer than"},
 		// The trace's request cap holds 4,000,000 requests, 14 bytes each,
-		// before it refuses the next: +57 MiB in 4.7-7.9 s at load 13-19
-		// (+759 MiB in 21 s before issue 32's fix).
+		// before it refuses the next: +57 MiB in 4.7-13.8 s at load 13-22
+		// (+332 to +759 MiB in 21-26 s before issue 32's fix).
 		inputRun{what: "trace: 4,000,001 requests (96 MB)", args: benchFile("--dataset-name", "trace", "--dataset-path", files["many"]), want: 2,
 			line: "more than 4000000 requests", slow: 30 * time.Second},
 		// The prompt is refused at the 16 MiB element cap: +35 MiB (+98 before).
