@@ -53,6 +53,9 @@ func allocated(load func() error) (float64, error) {
 // json.Decoder buffered the conversation whole first (+101 MiB for a
 // 100 MB prompt in the hostile soak). A JSONL line is cut the same way.
 func TestDatasetHugeStringBounded(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocations are counted without the race detector")
+	}
 	ctx := context.Background()
 	const n = 64 << 20
 	for _, c := range []struct {
