@@ -231,10 +231,27 @@ func (s *Scanner) Str(keep int) (string, error) {
 	return strings.ToValidUTF8(string(out), "\uFFFD"), nil
 }
 
+// ErrLong: a string passed the length AppendStrMax was given.
+var ErrLong = errors.New("a string over its length cap")
+
+// Offset is how many bytes were read, for a caller's cap on one element.
+func (s *Scanner) Offset() int64 { return s.limit - s.left }
+
 // AppendStr reads a string whose '"' was read, appending at most about
 // keep bytes of it, decoded but unchecked for UTF-8, to dst: with a
 // buffer of the caller's, a short string costs no allocation.
 func (s *Scanner) AppendStr(dst []byte, keep int) ([]byte, error) {
+	return s.appendStr(dst, keep, false)
+}
+
+// AppendStrMax is AppendStr that stops with ErrLong once the string has
+// passed limit bytes, unread beyond them: a string every byte of which is
+// kept is refused at its cap, not read to its end.
+func (s *Scanner) AppendStrMax(dst []byte, limit int) ([]byte, error) {
+	return s.appendStr(dst, limit, true)
+}
+
+func (s *Scanner) appendStr(dst []byte, keep int, strict bool) ([]byte, error) {
 	out, keep := dst, len(dst)+keep
 	for {
 		c, err := s.next()
@@ -248,7 +265,13 @@ func (s *Scanner) AppendStr(dst []byte, keep int) ([]byte, error) {
 			return dst, s.Syntax("control character %q in a string", c)
 		case c != '\\':
 			if len(out) < keep {
+				if len(out) == cap(out) && cap(out) >= 256 { // doubled up to keep: append's 1.25× past 256 allocates 5× a long string in all
+					grown := make([]byte, len(out), min(2*cap(out), keep))
+					out = grown[:copy(grown, out)]
+				}
 				out = append(out, c)
+			} else if strict {
+				return dst, ErrLong
 			}
 			continue
 		}
@@ -286,6 +309,8 @@ func (s *Scanner) AppendStr(dst []byte, keep int) ([]byte, error) {
 		}
 		if len(out) < keep {
 			out = utf8.AppendRune(out, r)
+		} else if strict {
+			return dst, ErrLong
 		}
 	}
 }

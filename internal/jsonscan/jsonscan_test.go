@@ -51,3 +51,27 @@ func TestStrErrors(t *testing.T) {
 		t.Errorf("bad escape: %v", err)
 	}
 }
+
+// AppendStrMax refuses a string past its cap where it passes it, the
+// rest unread, and keeps one within it whole; a long kept string is grown
+// by doubling (append's 1.25× would allocate about 5× the string).
+func TestAppendStrMax(t *testing.T) {
+	s := New(strings.NewReader(`abc\n" rest`), 100)
+	b, err := s.AppendStrMax(nil, 4)
+	if err != nil || string(b) != "abc\n" {
+		t.Fatalf("%q, %v", b, err)
+	}
+	s = New(strings.NewReader(strings.Repeat("x", 1000)+`"`), 2000)
+	if _, err := s.AppendStrMax(nil, 10); !errors.Is(err, ErrLong) || s.Offset() != 11 {
+		t.Errorf("%v after %d bytes, want ErrLong after 11", err, s.Offset())
+	}
+	long := strings.Repeat("y", 1<<20) + `"`
+	allocs := testing.AllocsPerRun(3, func() {
+		if b, err := New(strings.NewReader(long), 2<<20).AppendStrMax(nil, 2<<20); err != nil || len(b) != 1<<20 {
+			t.Fatalf("%d bytes, %v", len(b), err)
+		}
+	})
+	if allocs > 20 { // 8, 16, …, 256 by append, then 512 … 1 MiB doubled; the scanner's two
+		t.Errorf("%.0f allocations keeping 1 MiB, want at most 20", allocs)
+	}
+}

@@ -2,9 +2,11 @@ package workload
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -19,6 +21,8 @@ func FuzzTrace(f *testing.F) {
 		"\ufeffTimestamp,Model,Request tokens,Response tokens\r\n1,a,2,3\r\n",
 		`{"timestamp": 0, "input_length": 4, "output_length": 2}` + "\n" + `{"timestamp": 1e300, "input_length": 4, "output_length": 2}`,
 		`{"timestamp": -1e308, "input_length": 4, "output_length": 2}`,
+		`{"Timestamp": 1, "\u0069nput_length": 4, "output_length": 2, "hash_ids": [1, null], "x": {"a": ["]}"]}}`,
+		`{"timestamp": 1, "timestamp": null, "input_length": 1.5, "output_length": 2}`,
 	} {
 		f.Add([]byte(s), false, 1.0)
 		f.Add([]byte(s), true, 1e-3)
@@ -27,6 +31,9 @@ func FuzzTrace(f *testing.F) {
 		name := "f.jsonl"
 		if csv {
 			name = "f.csv"
+		}
+		if !csv {
+			sameAsEncodingJSON(t, b)
 		}
 		tr, err := readTrace(bytes.NewReader(b), name, TraceOptions{Scale: scale, BlockSize: 16})
 		if err != nil {
@@ -39,7 +46,7 @@ func FuzzTrace(f *testing.F) {
 				t.Fatalf("request %d at %v after %v (max %v)", i, at, prev, MaxReplay)
 			}
 			prev = at
-			if e := tr.entries[i]; e.in < 1 || e.out < 1 || e.in > maxTraceTokens || e.out > maxTraceTokens {
+			if e := tr.store.entry(i); e.in < 1 || e.out < 1 || e.in > maxTraceTokens || e.out > maxTraceTokens {
 				t.Fatalf("request %d: lengths %d, %d", i, e.in, e.out)
 			}
 		}
@@ -85,4 +92,31 @@ func FuzzWorkloadFile(f *testing.F) {
 			t.Fatalf("prompts up to %d tokens", n)
 		}
 	})
+}
+
+// sameAsEncodingJSON: the in-place Mooncake parser reads each line as
+// encoding/json does (which it replaced to keep a line's garbage off the
+// heap): where json.Unmarshal gives all three fields, so does it, the
+// same values; where it refuses or lacks one, so does the parser.
+func sameAsEncodingJSON(t *testing.T, b []byte) {
+	parse := newMooncake()
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var ref struct {
+			Timestamp    *float64 `json:"timestamp"`
+			InputLength  *int64   `json:"input_length"`
+			OutputLength *int64   `json:"output_length"`
+			HashIDs      []int64  `json:"hash_ids"`
+		}
+		refErr := json.Unmarshal(line, &ref)
+		refOK := refErr == nil && ref.Timestamp != nil && ref.InputLength != nil && ref.OutputLength != nil
+		ms, in, out, ids, _, err := parse(line)
+		switch {
+		case refOK != (err == nil):
+			t.Fatalf("%q: encoding/json %v (all fields: %v), the parser %v", line, refErr, refOK, err)
+		case !refOK:
+			continue
+		case !(ms == *ref.Timestamp || math.IsNaN(ms)) || in != *ref.InputLength || out != *ref.OutputLength || !slices.Equal(ids, ref.HashIDs):
+			t.Fatalf("%q: the parser read %g, %d, %d, %v; encoding/json %g, %d, %d, %v", line, ms, in, out, ids, *ref.Timestamp, *ref.InputLength, *ref.OutputLength, ref.HashIDs)
+		}
+	}
 }

@@ -2,8 +2,8 @@ package workload
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,17 +59,8 @@ type Trace struct {
 	// Skipped counts rows left out: BurstGPT's failed requests (0 tokens).
 	Skipped int
 
-	entries []traceEntry
-	ids     []int64 // every entry's hash ids, concatenated
-	cache   *blockCache
-}
-
-type traceEntry struct {
-	at       time.Duration // from the first entry, scaled
-	in, out  int32
-	id0, nid int32 // the entry's hash ids: ids[id0 : id0+nid]
-	line     int32 // in the file, for errors
-
+	store *traceStore
+	cache *blockCache
 }
 
 // TraceOptions read a trace.
@@ -107,31 +98,34 @@ func readTrace(r io.Reader, name string, o TraceOptions) (*Trace, error) {
 	case o.BlockSize < 1 || o.BlockSize > maxTraceTokens:
 		return nil, fmt.Errorf("--trace-block-size %d must be in [1, %d]", o.BlockSize, maxTraceTokens)
 	}
-	t := &Trace{Name: name, Scale: o.Scale, BlockSize: o.BlockSize, Seed: o.Seed, Tok: o.Tok, cache: newBlockCache()}
+	t := &Trace{Name: name, Scale: o.Scale, BlockSize: o.BlockSize, Seed: o.Seed, Tok: o.Tok, cache: newBlockCache(), store: &traceStore{}}
+	st := t.store
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxTraceLine)
-	var parse func(line string) (ms float64, in, out int64, ids []int64, skip bool, err error)
+	// Each line is parsed in place, with no allocation kept or left
+	// behind: garbage would let the heap grow to twice what is held.
+	var parse func(line []byte) (ms float64, in, out int64, ids []int64, skip bool, err error)
 	var first, prev float64
 	line := 0
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
+		text := bytes.TrimSpace(sc.Bytes())
 		if line == 1 {
-			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark (spreadsheets write one)
+			text = bytes.TrimPrefix(text, []byte("\ufeff")) // a byte-order mark (spreadsheets write one)
 		}
-		if text == "" {
+		if len(text) == 0 {
 			continue
 		}
 		if parse == nil {
-			if strings.HasSuffix(strings.ToLower(name), ".csv") || strings.HasPrefix(text, "Timestamp") {
-				p, err := burstGPT(text)
+			if strings.HasSuffix(strings.ToLower(name), ".csv") || bytes.HasPrefix(text, []byte("Timestamp")) {
+				p, err := burstGPT(string(text))
 				if err != nil {
 					return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 				}
 				parse = p
 				continue
 			}
-			parse = mooncake
+			parse = newMooncake()
 		}
 		ms, in, out, ids, skip, err := parse(text)
 		if err != nil {
@@ -144,18 +138,18 @@ func readTrace(r io.Reader, name string, o TraceOptions) (*Trace, error) {
 		switch {
 		case math.IsNaN(ms) || math.IsInf(ms, 0):
 			return nil, fmt.Errorf("%s:%d: the timestamp is not a finite number", name, line)
-		case len(t.entries) > 0 && ms < prev:
+		case st.len() > 0 && ms < prev:
 			return nil, fmt.Errorf("%s:%d: timestamp %g is before the previous request's %g: a trace must be in time order", name, line, ms, prev)
 		case in < 1 || out < 1 || in > maxTraceTokens || out > maxTraceTokens:
 			return nil, fmt.Errorf("%s:%d: input length %d and output length %d must be in [1, %d] tokens", name, line, in, out, maxTraceTokens)
 		case len(ids) > maxTraceTokens:
 			return nil, fmt.Errorf("%s:%d: %d hash ids", name, line, len(ids))
-		case len(t.entries) >= maxTraceRequests:
+		case st.len() >= maxTraceRequests:
 			return nil, fmt.Errorf("%s:%d: more than %d requests: a trace may hold at most that many; cut it", name, line, maxTraceRequests)
-		case len(t.ids)+len(ids) > maxTraceHashIDs:
+		case st.ids.n+len(ids) > maxTraceHashIDs:
 			return nil, fmt.Errorf("%s:%d: more than %d hash ids in all: a trace may hold at most that many; cut it", name, line, maxTraceHashIDs)
 		}
-		if len(t.entries) == 0 {
+		if st.len() == 0 {
 			first = ms
 		}
 		prev = ms
@@ -164,13 +158,7 @@ func readTrace(r io.Reader, name string, o TraceOptions) (*Trace, error) {
 			return nil, fmt.Errorf("%s:%d: timestamp %g is %.4g s after the first request's %g (× --trace-time-scale %g): a replay may last at most %s",
 				name, line, ms, off/1e9, first, o.Scale, MaxReplay)
 		}
-		at := time.Duration(off)
-		t.entries = append(t.entries, traceEntry{at: at, in: int32(in), out: int32(out),
-			id0: int32(len(t.ids)), nid: int32(len(ids)), line: int32(min(line, math.MaxInt32))})
-		t.ids = append(t.ids, ids...)
-		if len(t.ids) > math.MaxInt32 {
-			return nil, fmt.Errorf("%s:%d: more hash ids than a trace may hold", name, line)
-		}
+		st.add(int64(off), in, out, ids, line)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -178,41 +166,15 @@ func readTrace(r io.Reader, name string, o TraceOptions) (*Trace, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(t.entries) == 0 {
+	if st.len() == 0 {
 		return nil, fmt.Errorf("%s: no requests in the trace", name)
 	}
 	return t, nil
 }
 
-// mooncake parses a line of a Mooncake trace; timestamp in ms.
-func mooncake(text string) (ms float64, in, out int64, ids []int64, skip bool, err error) {
-	var e struct {
-		Timestamp    *float64 `json:"timestamp"`
-		InputLength  *int64   `json:"input_length"`
-		OutputLength *int64   `json:"output_length"`
-		HashIDs      []int64  `json:"hash_ids"`
-	}
-	if err := json.Unmarshal([]byte(text), &e); err != nil {
-		return 0, 0, 0, nil, false, fmt.Errorf("not a trace entry: %w", err)
-	}
-	var missing []string
-	for _, f := range []struct {
-		name string
-		ok   bool
-	}{{"timestamp", e.Timestamp != nil}, {"input_length", e.InputLength != nil}, {"output_length", e.OutputLength != nil}} {
-		if !f.ok {
-			missing = append(missing, `"`+f.name+`"`)
-		}
-	}
-	if len(missing) > 0 {
-		return 0, 0, 0, nil, false, fmt.Errorf("no %s", strings.Join(missing, ", "))
-	}
-	return *e.Timestamp, *e.InputLength, *e.OutputLength, e.HashIDs, false, nil
-}
-
 // burstGPT reads a BurstGPT header and returns the parser of its rows:
 // Timestamp in s, rows with 0 tokens (its failed requests) skipped.
-func burstGPT(header string) (func(string) (float64, int64, int64, []int64, bool, error), error) {
+func burstGPT(header string) (func([]byte) (float64, int64, int64, []int64, bool, error), error) {
 	cols, err := csvRow(header)
 	if err != nil {
 		return nil, err
@@ -229,8 +191,9 @@ func burstGPT(header string) (func(string) (float64, int64, int64, []int64, bool
 		}
 		at[k] = i
 	}
-	return func(text string) (float64, int64, int64, []int64, bool, error) {
-		row, err := csvRow(text)
+	row := make([]string, 0, len(cols))
+	return func(text []byte) (float64, int64, int64, []int64, bool, error) {
+		row, err := csvFields(row[:0], text)
 		if err != nil {
 			return 0, 0, 0, nil, false, err
 		}
@@ -254,6 +217,23 @@ func burstGPT(header string) (func(string) (float64, int64, int64, []int64, bool
 	}, nil
 }
 
+// csvFields splits a row without quotes in place into dst (a row with
+// quotes goes through encoding/csv), so that a plain row allocates only
+// what the caller keeps: its fields' strings are converted as parsed.
+func csvFields(dst []string, line []byte) ([]string, error) {
+	if bytes.IndexByte(line, '"') >= 0 {
+		return csvRow(string(line))
+	}
+	for {
+		i := bytes.IndexByte(line, ',')
+		if i < 0 {
+			return append(dst, unsafeString(line)), nil
+		}
+		dst = append(dst, unsafeString(line[:i]))
+		line = line[i+1:]
+	}
+}
+
 func csvRow(line string) ([]string, error) {
 	r := csv.NewReader(strings.NewReader(line))
 	r.FieldsPerRecord = -1
@@ -273,37 +253,39 @@ func (t *Trace) CheckContext(limit, overhead int, source string) error {
 		return nil
 	}
 	n, first := 0, -1
-	for i, e := range t.entries {
-		if int(e.in)+int(e.out)+overhead > limit {
+	firstLine := 0
+	t.store.lines(func(i, line int) bool {
+		if e := t.store.entry(i); int(e.in)+int(e.out)+overhead > limit {
 			n++
 			if first < 0 {
-				first = i
+				first, firstLine = i, line
 			}
 		}
-	}
+		return true
+	})
 	if n == 0 {
 		return nil
 	}
-	e := t.entries[first]
+	e := t.store.entry(first)
 	return fmt.Errorf("%s:%d: input %d + output %d tokens (and %d the server adds) exceed the server's context of %d tokens (%s); %d of the trace's %d requests do: cut them from the trace, or give the server a larger context",
-		t.Name, e.line, e.in, e.out, overhead, limit, source, n, len(t.entries))
+		t.Name, firstLine, e.in, e.out, overhead, limit, source, n, t.Len())
 }
 
 // Len is the number of requests in the trace.
-func (t *Trace) Len() int { return len(t.entries) }
+func (t *Trace) Len() int { return t.store.len() }
 
 // At is request i's send time from the first, scaled.
-func (t *Trace) At(i int) time.Duration { return t.entries[i].at }
+func (t *Trace) At(i int) time.Duration { return time.Duration(get56(t.store.recs.at(i).at)) }
 
 // Item builds request i: its hash ids' blocks, cut at its input length,
 // then words of its own for any tokens past them.
 func (t *Trace) Item(i int) Item {
-	e := t.entries[i%len(t.entries)]
-	ids := t.ids[e.id0 : e.id0+e.nid]
+	e := t.store.entry(i % t.Len())
 	var b strings.Builder
 	b.Grow(int(e.in) * 8)
 	left := int(e.in)
-	for _, h := range ids {
+	for k := range e.nid {
+		h := t.store.ids.at(e.id0 + k)
 		if left <= 0 {
 			break
 		}
@@ -380,11 +362,11 @@ func (t *Trace) words(rng *rand.Rand, n int) string {
 
 // Describe names the workload.
 func (t *Trace) Describe() string {
-	d := fmt.Sprintf("trace %s (%d requests over %.1f s", filepath.Base(t.Name), len(t.entries), t.entries[len(t.entries)-1].at.Seconds())
+	d := fmt.Sprintf("trace %s (%d requests over %.1f s", filepath.Base(t.Name), t.Len(), t.At(t.Len()-1).Seconds())
 	if t.Scale != 1 {
 		d += fmt.Sprintf(", time ×%g", t.Scale)
 	}
-	if len(t.ids) > 0 {
+	if t.store.ids.n > 0 {
 		d += fmt.Sprintf(", %d-token blocks per hash id", t.BlockSize)
 	}
 	if t.Skipped > 0 {
