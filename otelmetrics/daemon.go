@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/otlphttp"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -24,7 +25,7 @@ type Probes struct {
 	cur       atomic.Pointer[Meter]
 	endpoints atomic.Pointer[map[string]Endpoint] // by target and module
 	server    *serverHistograms
-	log       *pushLog
+	log       *otlphttp.FailureLog
 }
 
 func key(target, module string) string { return target + "\x00" + module }
@@ -59,7 +60,7 @@ func (p *Probes) Apply(cfg *config.Config, servers prometheus.Gatherer, version 
 	if p.log == nil {
 		p.log = newPushLog(logger)
 	}
-	s := Settings{Version: version, Report: p.log.report}
+	s := Settings{Version: version, Report: p.log.Report}
 	if c.Translate() && servers != nil {
 		p.server.setGatherer(servers)
 		s.Server = p.server

@@ -1,21 +1,15 @@
 package otelmetrics
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 
-	"go.opentelemetry.io/otel/attribute"
+	"github.com/llm-prober/llm-prober/internal/otlphttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -60,29 +54,7 @@ func (e *otlpHTTP) post(ctx context.Context, rm *metricdata.ResourceMetrics) err
 	if err != nil {
 		return err
 	}
-	// ExportMetricsServiceRequest{resource_metrics = 1}, without linking
-	// the collector package (its gRPC service).
-	body := protowire.AppendTag(nil, 1, protowire.BytesType)
-	body = protowire.AppendBytes(body, b)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/x-protobuf")
-	resp, err := e.client.Do(req)
-	if err != nil {
-		var ue *url.Error // its URL would show the endpoint's credentials
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("OTLP metrics push to %s: %w", e.shown, err)
-	}
-	defer resp.Body.Close()
-	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("OTLP metrics push to %s: HTTP %d: %q", e.shown, resp.StatusCode, answer)
-	}
-	return nil
+	return otlphttp.Post(ctx, e.client, e.url, e.shown, "OTLP metrics push", nil, b)
 }
 
 func (*otlpHTTP) ForceFlush(context.Context) error { return nil }
@@ -95,7 +67,7 @@ func (e *otlpHTTP) Shutdown(context.Context) error {
 // resourceMetrics converts rm's histograms; nil when it has none.
 func resourceMetrics(rm *metricdata.ResourceMetrics) *metricspb.ResourceMetrics {
 	out := &metricspb.ResourceMetrics{SchemaUrl: rm.Resource.SchemaURL(),
-		Resource: &resourcepb.Resource{Attributes: keyValues(rm.Resource.Attributes())}}
+		Resource: &resourcepb.Resource{Attributes: otlphttp.KeyValues(rm.Resource.Attributes())}}
 	for _, sm := range rm.ScopeMetrics {
 		ps := &metricspb.ScopeMetrics{SchemaUrl: sm.Scope.SchemaURL,
 			Scope: &commonpb.InstrumentationScope{Name: sm.Scope.Name, Version: sm.Scope.Version}}
@@ -131,7 +103,7 @@ func histogram[N int64 | float64](d metricdata.Histogram[N]) *metricspb.Histogra
 	for _, p := range d.DataPoints {
 		sum := float64(p.Sum)
 		dp := &metricspb.HistogramDataPoint{
-			Attributes:        keyValues(p.Attributes.ToSlice()),
+			Attributes:        otlphttp.KeyValues(p.Attributes.ToSlice()),
 			StartTimeUnixNano: uint64(p.StartTime.UnixNano()),
 			TimeUnixNano:      uint64(p.Time.UnixNano()),
 			Count:             p.Count,
@@ -150,16 +122,4 @@ func histogram[N int64 | float64](d metricdata.Histogram[N]) *metricspb.Histogra
 		h.DataPoints = append(h.DataPoints, dp)
 	}
 	return h
-}
-
-func keyValues(kvs []attribute.KeyValue) []*commonpb.KeyValue {
-	out := make([]*commonpb.KeyValue, 0, len(kvs))
-	for _, kv := range kvs {
-		v := &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: kv.Value.String()}}
-		if kv.Value.Type() == attribute.INT64 {
-			v = &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: kv.Value.AsInt64()}}
-		}
-		out = append(out, &commonpb.KeyValue{Key: string(kv.Key), Value: v})
-	}
-	return out
 }

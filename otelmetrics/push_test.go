@@ -46,7 +46,7 @@ func TestPushHeadersAndLog(t *testing.T) {
 	ln.Close() // connection refused
 	var buf bytes.Buffer
 	pl := newPushLog(log.NewLogfmtLogger(&buf))
-	m, err = New(config.OTLPMetrics{Endpoint: dead, Interval: model.Duration(time.Hour)}, Settings{Report: pl.report})
+	m, err = New(config.OTLPMetrics{Endpoint: dead, Interval: model.Duration(time.Hour)}, Settings{Report: pl.Report})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestPushHeadersAndLog(t *testing.T) {
 		_ = m.ForceFlush(context.Background())
 	}
 	_ = m.Shutdown(context.Background())
-	pl.report(nil)
+	pl.Report(nil)
 	out := buf.String()
 	if strings.Contains(out, pass) || strings.Count(out, "push failing") != 1 || !strings.Contains(out, "push recovered") {
 		t.Errorf("log:\n%s\nwant one failure line without the password, then the recovery", out)

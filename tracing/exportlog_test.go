@@ -13,32 +13,33 @@ import (
 	"github.com/go-kit/log"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/otlphttp"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
 // With no collector, the prober logs the export failing once, through its
 // own logger at warn (not a raw Go log line per batch), then a reminder
-// at most every exportReminder, and the recovery at info.
+// at most every otlphttp.Reminder, and the recovery at info.
 func TestSpanExportErrorsLoggedOnChange(t *testing.T) {
 	var buf bytes.Buffer
 	l := newExportLog(log.NewLogfmtLogger(&buf))
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	l.now = func() time.Time { return now }
+	l.Now = func() time.Time { return now }
 	fail := errors.New("dial tcp 127.0.0.1:4318: connect: connection refused")
 	for range 100 { // 100 batches, one every 5 s: 8m20s
-		l.report(fail)
+		l.Report(fail)
 		now = now.Add(5 * time.Second)
 	}
 	if n := strings.Count(buf.String(), "\n"); n != 1 || !strings.Contains(buf.String(), "level=warn") {
 		t.Fatalf("%d lines for 100 failed exports in 8m20s, want one warning:\n%s", n, buf.String())
 	}
 	now = now.Add(2 * time.Minute)
-	l.report(fail)
+	l.Report(fail)
 	if !strings.Contains(buf.String(), `msg="tracing: OTLP span export still failing" failed_exports=100`) {
-		t.Errorf("no reminder after %v:\n%s", exportReminder, buf.String())
+		t.Errorf("no reminder after %v:\n%s", otlphttp.Reminder, buf.String())
 	}
-	l.report(nil)
-	l.report(nil)
+	l.Report(nil)
+	l.Report(nil)
 	if n := strings.Count(buf.String(), "export recovered"); n != 1 || !strings.Contains(buf.String(), "level=info") {
 		t.Errorf("%d recovery lines, want one at info:\n%s", n, buf.String())
 	}

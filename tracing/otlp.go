@@ -1,22 +1,16 @@
 package tracing
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 
-	"go.opentelemetry.io/otel/attribute"
+	"github.com/llm-prober/llm-prober/internal/otlphttp"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -54,31 +48,7 @@ func (e *otlpHTTP) post(ctx context.Context, spans []sdktrace.ReadOnlySpan) erro
 	if err != nil {
 		return err
 	}
-	// ExportTraceServiceRequest{resource_spans = 1}.
-	body := protowire.AppendTag(nil, 1, protowire.BytesType)
-	body = protowire.AppendBytes(body, rs)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/x-protobuf")
-	for k, v := range e.headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := e.client.Do(req)
-	if err != nil {
-		var ue *url.Error // its URL would show the endpoint's credentials
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("OTLP export to %s: %w", e.shown, err)
-	}
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("OTLP export to %s: HTTP %d: %q", e.shown, resp.StatusCode, msg)
-	}
-	return nil
+	return otlphttp.Post(ctx, e.client, e.url, e.shown, "OTLP export", e.headers, rs)
 }
 
 func (e *otlpHTTP) Shutdown(context.Context) error {
@@ -90,7 +60,7 @@ func (e *otlpHTTP) Shutdown(context.Context) error {
 func resourceSpans(spans []sdktrace.ReadOnlySpan) *tracepb.ResourceSpans {
 	first := spans[0]
 	out := &tracepb.ResourceSpans{
-		Resource:  &resourcepb.Resource{Attributes: keyValues(first.Resource().Attributes())},
+		Resource:  &resourcepb.Resource{Attributes: otlphttp.KeyValues(first.Resource().Attributes())},
 		SchemaUrl: first.Resource().SchemaURL(),
 	}
 	scopes := map[string]*tracepb.ScopeSpans{}
@@ -117,7 +87,7 @@ func span(s sdktrace.ReadOnlySpan) *tracepb.Span {
 		Kind:              kind(s.SpanKind()),
 		StartTimeUnixNano: uint64(s.StartTime().UnixNano()),
 		EndTimeUnixNano:   uint64(s.EndTime().UnixNano()),
-		Attributes:        keyValues(s.Attributes()),
+		Attributes:        otlphttp.KeyValues(s.Attributes()),
 		Flags:             uint32(sc.TraceFlags()),
 	}
 	if parent := s.Parent(); parent.SpanID().IsValid() {
@@ -128,7 +98,7 @@ func span(s sdktrace.ReadOnlySpan) *tracepb.Span {
 		p.Events = append(p.Events, &tracepb.Span_Event{
 			TimeUnixNano: uint64(ev.Time.UnixNano()),
 			Name:         ev.Name,
-			Attributes:   keyValues(ev.Attributes),
+			Attributes:   otlphttp.KeyValues(ev.Attributes),
 		})
 	}
 	switch st := s.Status(); st.Code {
@@ -152,30 +122,4 @@ func kind(k trace.SpanKind) tracepb.Span_SpanKind {
 		return tracepb.Span_SPAN_KIND_CONSUMER
 	}
 	return tracepb.Span_SPAN_KIND_INTERNAL
-}
-
-func keyValues(kvs []attribute.KeyValue) []*commonpb.KeyValue {
-	out := make([]*commonpb.KeyValue, 0, len(kvs))
-	for _, kv := range kvs {
-		out = append(out, &commonpb.KeyValue{Key: string(kv.Key), Value: anyValue(kv.Value)})
-	}
-	return out
-}
-
-func anyValue(v attribute.Value) *commonpb.AnyValue {
-	switch v.Type() {
-	case attribute.BOOL:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v.AsBool()}}
-	case attribute.INT64:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v.AsInt64()}}
-	case attribute.FLOAT64:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v.AsFloat64()}}
-	case attribute.STRINGSLICE:
-		var vals []*commonpb.AnyValue
-		for _, s := range v.AsStringSlice() {
-			vals = append(vals, &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: s}})
-		}
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: vals}}}
-	}
-	return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.String()}}
 }

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/internal/otlphttp"
 	"github.com/llm-prober/llm-prober/prober"
 )
 
@@ -22,7 +23,7 @@ type Spans struct {
 	mu  sync.Mutex // serialises Apply and Stop
 	cfg config.Tracing
 	cur atomic.Pointer[Exporter]
-	log *exportLog // export outcomes, for every exporter in turn
+	log *otlphttp.FailureLog // export outcomes, for every exporter in turn
 }
 
 // Apply starts, replaces or stops the exporter for the running config's
@@ -36,9 +37,9 @@ func (s *Spans) Apply(c config.Tracing, logger log.Logger) {
 	if s.log == nil {
 		s.log = newExportLog(logger)
 		// Anything else the SDK reports goes the same way, not to Go's log.
-		otel.SetErrorHandler(otel.ErrorHandlerFunc(s.log.report))
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(s.log.Report))
 	}
-	x, err := New(c, version.Version, s.log.report)
+	x, err := New(c, version.Version, s.log.Report)
 	if err != nil {
 		level.Error(logger).Log("msg", "tracing: cannot start the OTLP exporter; probes are not exported", "err", err)
 		x = nil
