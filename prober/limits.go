@@ -1,6 +1,10 @@
 package prober
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/llm-prober/llm-prober/prober/rxstamp"
+)
 
 // Fixed caps on what one probe keeps, whatever the server sends: a probe
 // that reaches one fails with ReasonLimitExceeded instead of growing.
@@ -28,6 +32,10 @@ const (
 	MaxResponseHeaderBytes = 64 << 10
 	headerSlack            = 32 << 10
 )
+
+// dialRx dials TCP with kernel receive timestamps (nil where the OS has
+// none), with the cap on response headers counted on the connection.
+var dialRx = rxstamp.Dialer(MaxResponseHeaderBytes+headerSlack, errHeadersTooLarge)
 
 var (
 	errHeadersTooLarge = fail(ReasonLimitExceeded, fmt.Errorf("response headers longer than %d bytes", MaxResponseHeaderBytes))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prober/rxstamp"
 )
 
 // Run sends one streaming request and measures it. It never panics on
@@ -54,8 +55,8 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 			tc.ConnectionState().NegotiatedProtocol == "h2" {
 			return
 		}
-		r.conn = rxConnFor(info.Conn)
-		r.conn.armHeaders()
+		r.conn = rxstamp.ConnFor(info.Conn)
+		r.conn.ArmHeaders()
 	}}
 	phases := &phaseRecorder{}
 	phaseHooks(ct, phases)
@@ -70,7 +71,7 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 	r.tracef("sending request", "url", t.RedactedURL()+endpointPath(m.API), "model", t.Model, "probe_id", id)
 	r.Start = time.Now()
 	resp, err := client.Do(req)
-	r.conn.headersRead()
+	r.conn.HeadersRead()
 	if err != nil {
 		return redactURLError(err, t.RedactedURL()+endpointPath(m.API))
 	}
