@@ -4,6 +4,6 @@
 // probe metrics.
 //
 // It may import config, httpclient, prompt, tracing, internal/ packages
-// and its own sub-packages (prober/rxstamp), which import none of the
+// and its own sub-packages (prober/stream, prober/rxstamp), which import none of the
 // prober's packages: imports point one way (layers_test.go).
 package prober

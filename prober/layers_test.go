@@ -14,7 +14,7 @@ import (
 // below are the prober's own sub-packages: the prober imports them, they
 // import none of the prober's packages (nor each other), so imports point
 // one way. The package docs say the same in words.
-var below = []string{"prober/rxstamp"}
+var below = []string{"prober/rxstamp", "prober/stream"}
 
 const module = "github.com/llm-prober/llm-prober/"
 

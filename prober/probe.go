@@ -14,6 +14,7 @@ import (
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/prober/rxstamp"
+	"github.com/llm-prober/llm-prober/prober/stream"
 )
 
 // Run sends one streaming request and measures it. It never panics on
@@ -147,25 +148,25 @@ func bodySnippet(body io.Reader) string {
 // readStream consumes the SSE body and fills in the measurements.
 func readStream(body io.Reader, r *Result) error {
 	var (
-		sse       = newSSEReader(body)
+		sse       = stream.NewReader(body)
 		output    strings.Builder
 		sawDone   bool
 		sawFinish bool
-		last      *usage
+		last      *stream.Usage
 		events    int
 		prev      time.Duration // arrival of the previous content chunk
 	)
 	var now time.Duration
 	for {
-		data, err := sse.next()
+		data, err := sse.Next()
 		// Never earlier than the previous reading, whichever clock said so.
 		now = max(r.elapsed(), now)
 		if err != nil {
-			if errors.Is(err, errLineTooLong) {
-				return err
+			if errors.Is(err, stream.ErrLineTooLong) {
+				return errLineTooLong
 			}
-			if events == 0 && sse.foreign != "" {
-				return fail(ReasonMalformedChunk, fmt.Errorf("body is not Server-Sent Events, though sent as text/event-stream: %q", sse.foreign))
+			if events == 0 && sse.Foreign() != "" {
+				return fail(ReasonMalformedChunk, fmt.Errorf("body is not Server-Sent Events, though sent as text/event-stream: %q", sse.Foreign()))
 			}
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				r.E2EL = now
@@ -181,18 +182,18 @@ func readStream(body io.Reader, r *Result) error {
 			r.E2EL = now
 			break
 		}
-		p, err := parseChunk(data)
+		p, err := stream.Parse(data)
 		if err != nil {
-			return err
+			return streamFailure(err)
 		}
-		if p.finish != "" {
+		if p.Finish != "" {
 			sawFinish = true
-			r.FinishReason = p.finish
+			r.FinishReason = p.Finish
 		}
-		if p.usage != nil {
-			last = p.usage
+		if p.Usage != nil {
+			last = p.Usage
 		}
-		if !p.generated {
+		if !p.Generated {
 			continue
 		}
 		// ITL as vllm bench serve and vLLM's own histogram define it: one
@@ -211,23 +212,24 @@ func readStream(body io.Reader, r *Result) error {
 		prev, r.LastChunk = now, now
 		r.ContentChunks++
 		if output.Len() < MaxOutputBytes {
-			output.WriteString(p.content)
+			output.WriteString(p.Content)
 		}
 	}
 	r.Output = truncateBytes(output.String(), MaxOutputBytes)
-	if err := last.check(); err != nil {
+	if err := last.Check(); err != nil {
+		err = streamFailure(err)
 		return err // before the counts go into r: they never reach a counter
 	}
 	if last != nil && last.CompletionTokens > 0 {
 		r.UsageReported = true
 		r.OutputTokens = last.CompletionTokens
 		r.PromptTokens = last.PromptTokens
-		r.CachedTokens = last.cachedTokens()
+		r.CachedTokens = last.CachedTokens()
 	} else {
 		r.OutputTokens = r.ContentChunks // counted, as vllm bench does without usage
 		if last != nil {
 			r.PromptTokens = last.PromptTokens
-			r.CachedTokens = last.cachedTokens()
+			r.CachedTokens = last.CachedTokens()
 		}
 	}
 	if !sawDone && !sawFinish {
