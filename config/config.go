@@ -1,5 +1,3 @@
-// Package config defines the llm-prober configuration file: what to send
-// (modules), where to send it (targets), and the defaults shared by both.
 package config
 
 import (

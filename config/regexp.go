@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"strings"
 )
 
 // A regex costs memory by its compiled program, not its source: about
@@ -76,4 +77,12 @@ func checkRegexSize(s string) error {
 		return fmt.Errorf("regex %q compiles to %d instructions, over the %d limit", short(s), n, maxRegexInsts)
 	}
 	return nil
+}
+
+// short cuts a long value for messages.
+func short(s string) string {
+	if len(s) > 32 {
+		return strings.ToValidUTF8(s[:32], "") + "…"
+	}
+	return s
 }

@@ -3,7 +3,7 @@
 // failure taxonomy, validators, SLO evaluation, the scheduler and the
 // probe metrics.
 //
-// It may import config, httpclient, prompt, tracing, internal/ packages
-// and its own sub-packages (prober/stream, prober/rxstamp), which import none of the
-// prober's packages: imports point one way (layers_test.go).
+// It may import config, backend, httpclient, prompt, internal/exposition
+// and its own sub-packages (prober/stream, prober/rxstamp), which import
+// none of the prober's packages: imports point one way (layers_test.go).
 package prober
