@@ -16,9 +16,9 @@ type Config struct {
 	// TargetDiscovery finds more targets with Prometheus's service
 	// discovery (see discovery.go).
 	TargetDiscovery []*TargetDiscovery `yaml:"target_discovery,omitempty"`
-	// Tracing exports each probe's span over OTLP (see tracing.go).
+	// Tracing exports each probe's span over OTLP (see config/otlpcfg).
 	Tracing Tracing `yaml:"tracing,omitempty"`
-	// OTLPMetrics pushes GenAI metrics over OTLP (see otlpmetrics.go).
+	// OTLPMetrics pushes GenAI metrics over OTLP (see config/otlpcfg).
 	OTLPMetrics OTLPMetrics `yaml:"otlp_metrics,omitempty"`
 
 	src source // for CheckFiles

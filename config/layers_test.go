@@ -14,7 +14,7 @@ import (
 // below are config's own sub-packages: config imports them, they
 // import none of config's packages (nor each other), so imports point
 // one way. The package docs say the same in words.
-var below = []string{"config/yamlbudget"}
+var below = []string{"config/otlpcfg", "config/yamlbudget"}
 
 const module = "github.com/llm-prober/llm-prober/"
 
