@@ -4,6 +4,7 @@
 // under the caps in limits.go. Its errors carry a Kind that the prober
 // maps onto its failure taxonomy.
 //
-// It may import the standard library only; the prober imports it, never
-// the other way (prober/layers_test.go).
+// It may import the standard library only (its tests internal/testutil,
+// for a mock's stream); the prober imports it, never the other way
+// (prober/layers_test.go).
 package stream
