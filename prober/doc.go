@@ -4,6 +4,7 @@
 // probe metrics.
 //
 // It may import config, backend, httpclient, prompt, internal/exposition
-// and its own sub-packages (prober/stream, prober/rxstamp), which import
-// none of the prober's packages: imports point one way (layers_test.go).
+// and its own sub-packages (prober/stream, prober/rxstamp,
+// prober/tracectx), which import none of the prober's packages: imports
+// point one way (layers_test.go).
 package prober

@@ -15,8 +15,9 @@ import (
 // module it may import: none of the prober's packages, so that imports point
 // one way (the prober imports them). The package docs say the same in words.
 var below = map[string][]string{
-	"prober/rxstamp": nil,
-	"prober/stream":  {"internal/testutil"}, // its tests capture a mock stream
+	"prober/rxstamp":  nil,
+	"prober/stream":   {"internal/testutil"}, // its tests capture a mock stream
+	"prober/tracectx": nil,
 }
 
 const module = "github.com/llm-prober/llm-prober/"

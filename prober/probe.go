@@ -15,6 +15,7 @@ import (
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/prober/rxstamp"
 	"github.com/llm-prober/llm-prober/prober/stream"
+	"github.com/llm-prober/llm-prober/prober/tracectx"
 )
 
 // Run sends one streaming request and measures it. It never panics on
@@ -59,16 +60,16 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 		r.conn = rxstamp.ConnFor(info.Conn)
 		r.conn.ArmHeaders()
 	}}
-	phases := &phaseRecorder{}
-	phaseHooks(ct, phases)
-	defer func() { r.Phases = phases.close() }()
+	phases := &tracectx.Recorder{}
+	phases.Hooks(ct)
+	defer func() { r.Phases = phases.Close() }()
 	ctx = httptrace.WithClientTrace(ctx, ct)
 	req, err := newRequest(ctx, t, m, id, userAgent)
 	if err != nil {
 		return fail(ReasonOther, err)
 	}
 	req.Close = r.close
-	setTraceparent(req.Header, r.Trace)
+	tracectx.SetHeader(req.Header, r.Trace)
 	r.tracef("sending request", "url", t.RedactedURL()+endpointPath(m.API), "model", t.Model, "probe_id", id)
 	r.Start = time.Now()
 	resp, err := client.Do(req)
