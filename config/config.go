@@ -1,7 +1,6 @@
 package config
 
 import (
-	"regexp"
 	"time"
 
 	"github.com/prometheus/common/config"
@@ -151,16 +150,6 @@ type Target struct {
 	Capacity *Capacity `yaml:"capacity,omitempty"`
 
 	Line int `yaml:"-"` // where it was defined, for messages
-}
-
-// Regexp is an RE2 regexp that keeps its source for marshalling. It is
-// unanchored (MatchString searches), which is what output validators want;
-// use MatchFull where the whole string must match (passthrough names).
-type Regexp struct {
-	*regexp.Regexp
-	Source string
-
-	full *regexp.Regexp // anchored, for MatchFull
 }
 
 // Defaults.

@@ -4,6 +4,7 @@
 //
 // It may import backend, capacity/kneefile, internal/safefile,
 // Prometheus's common, discovery and relabel packages, and its own
-// sub-packages (config/otlpcfg, config/yamlbudget), which import none of
-// config's packages: imports point one way (layers_test.go).
+// sub-packages (config/otlpcfg, config/regex, config/yamlbudget), which
+// import none of config's packages: imports point one way
+// (layers_test.go).
 package config
