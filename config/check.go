@@ -52,8 +52,7 @@ func (c *checker) set(path string) bool {
 // config checks everything; the errors are in c.errs.
 func (c *checker) config(cfg *Config) {
 	c.global(&cfg.Global)
-	_ = cfg.Tracing.check(c)
-	cfg.OTLPMetrics.check(c)
+	c.otlp(cfg)
 	// Modules in file order, as their errors are reported.
 	names := make([]string, 0, len(cfg.Modules))
 	for name := range cfg.Modules {

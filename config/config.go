@@ -1,9 +1,6 @@
-// Package config defines the llm-prober configuration file: what to send
-// (modules), where to send it (targets), and the defaults shared by both.
 package config
 
 import (
-	"regexp"
 	"time"
 
 	"github.com/prometheus/common/config"
@@ -18,9 +15,9 @@ type Config struct {
 	// TargetDiscovery finds more targets with Prometheus's service
 	// discovery (see discovery.go).
 	TargetDiscovery []*TargetDiscovery `yaml:"target_discovery,omitempty"`
-	// Tracing exports each probe's span over OTLP (see tracing.go).
+	// Tracing exports each probe's span over OTLP (see config/otlpcfg).
 	Tracing Tracing `yaml:"tracing,omitempty"`
-	// OTLPMetrics pushes GenAI metrics over OTLP (see otlpmetrics.go).
+	// OTLPMetrics pushes GenAI metrics over OTLP (see config/otlpcfg).
 	OTLPMetrics OTLPMetrics `yaml:"otlp_metrics,omitempty"`
 
 	src source // for CheckFiles
@@ -153,16 +150,6 @@ type Target struct {
 	Capacity *Capacity `yaml:"capacity,omitempty"`
 
 	Line int `yaml:"-"` // where it was defined, for messages
-}
-
-// Regexp is an RE2 regexp that keeps its source for marshalling. It is
-// unanchored (MatchString searches), which is what output validators want;
-// use MatchFull where the whole string must match (passthrough names).
-type Regexp struct {
-	*regexp.Regexp
-	Source string
-
-	full *regexp.Regexp // anchored, for MatchFull
 }
 
 // Defaults.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/common/config"
 	"gopkg.in/yaml.v3"
+
+	"github.com/llm-prober/llm-prober/config/yamlbudget"
 )
 
 // Decoding is yaml.v3's, with KnownFields: it walks the file, converts
@@ -58,8 +60,8 @@ func (l *loader) UnmarshalYAML(unmarshal func(any) error) error {
 	if err := unmarshal(&root); err != nil {
 		return err
 	}
-	if err := checkBudget(root.n, l.file); err != nil {
-		return err
+	if e := yamlbudget.Check(root.n, maxRegexBytes); e != nil {
+		return &Error{File: l.file, Line: e.Line, Path: e.Path, Msg: e.Msg}
 	}
 	if root.n.Kind != yaml.MappingNode {
 		return &Error{File: l.file, Line: root.n.Line, Msg: "expected a mapping, got " + kind(root.n)}

@@ -11,6 +11,13 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// maxFileBytes caps a config file before YAML sees it: yaml.v3 builds the
+// whole node tree before the budget can count it, at about 4 MB/s, so
+// this keeps any refusal under about 2 s (a 2,000,000-key mapping does not
+// fit). A static target with auth, TLS, headers and server_metrics is
+// about 600 bytes; larger fleets belong in target_discovery.
+const maxFileBytes = 8 << 20
+
 // LoadFile reads, decodes, defaults and validates the file at path.
 func LoadFile(path string) (*Config, error) {
 	f, err := os.Open(path)

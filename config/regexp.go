@@ -1,79 +1,12 @@
 package config
 
-import (
-	"fmt"
-	"regexp"
-	"regexp/syntax"
-)
+import "github.com/llm-prober/llm-prober/config/regex"
 
-// A regex costs memory by its compiled program, not its source: about
-// 380 bytes a source byte for a plain one, and a short counted repeat
-// ((a{1000}){100}) is a program of 100,000 instructions. Both are capped,
-// far above any validator or family-name pattern.
-const (
-	maxRegexBytes = 16 << 10
-	maxRegexInsts = 50_000
-)
+// Regexp is an RE2 regexp that keeps its source (config/regex).
+type Regexp = regex.Regexp
 
-// NewRegexp compiles s unanchored: output validators search the generated
-// text, so "Paris" matches "The capital is Paris.".
-func NewRegexp(s string) (*Regexp, error) {
-	if err := checkRegexSize(s); err != nil {
-		return nil, err
-	}
-	re, err := regexp.Compile(s)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regex %q: %w", s, err)
-	}
-	// Anchored copy for MatchFull; it compiles whenever s does.
-	full := regexp.MustCompile("^(?:" + s + ")$")
-	return &Regexp{Regexp: re, Source: s, full: full}, nil
-}
+// maxRegexBytes caps a regex's source, checked in the file's budget too.
+const maxRegexBytes = regex.MaxBytes
 
-// MatchFull reports whether the whole of s matches, as Prometheus relabel
-// regexes do; passthrough family names are matched this way.
-func (r *Regexp) MatchFull(s string) bool {
-	if r.full == nil { // built by hand rather than by NewRegexp
-		return regexp.MustCompile("^(?:" + r.Source + ")$").MatchString(s)
-	}
-	return r.full.MatchString(s)
-}
-
-// UnmarshalYAML implements the v2-style yaml.Unmarshaler (yaml.v3 accepts it).
-func (r *Regexp) UnmarshalYAML(unmarshal func(any) error) error {
-	var s string
-	if err := unmarshal(&s); err != nil {
-		return err
-	}
-	re, err := NewRegexp(s)
-	if err != nil {
-		return err
-	}
-	*r = *re
-	return nil
-}
-
-// MarshalYAML implements yaml.Marshaler.
-func (r Regexp) MarshalYAML() (any, error) {
-	return r.Source, nil
-}
-
-// checkRegexSize refuses a regex over maxRegexBytes or maxRegexInsts
-// before the regexp package builds it (a 1 MB one cost 377 MiB).
-func checkRegexSize(s string) error {
-	if len(s) > maxRegexBytes {
-		return fmt.Errorf("regex of %d bytes is over the %d-byte limit", len(s), maxRegexBytes)
-	}
-	re, err := syntax.Parse(s, syntax.Perl)
-	if err != nil {
-		return fmt.Errorf("invalid regex %q: %w", s, err)
-	}
-	prog, err := syntax.Compile(re.Simplify())
-	if err != nil {
-		return fmt.Errorf("invalid regex %q: %w", s, err)
-	}
-	if n := len(prog.Inst); n > maxRegexInsts {
-		return fmt.Errorf("regex %q compiles to %d instructions, over the %d limit", short(s), n, maxRegexInsts)
-	}
-	return nil
-}
+// NewRegexp compiles s unanchored, under the caps (regex.New).
+func NewRegexp(s string) (*Regexp, error) { return regex.New(s) }

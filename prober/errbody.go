@@ -1,6 +1,10 @@
 package prober
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/llm-prober/llm-prober/prober/stream"
+)
 
 // extractErrorField returns the message of an OpenAI-style JSON error body
 // ({"error": {...}} or {"error": "..."} or {"message": ...}), or "".
@@ -13,7 +17,15 @@ func extractErrorField(s string) string {
 		return ""
 	}
 	if len(body.Error) > 0 && string(body.Error) != "null" {
-		return errorMessage(body.Error)
+		return stream.ErrorMessage(body.Error)
 	}
 	return truncate(body.Message, 256)
+}
+
+// truncate cuts s to n bytes and marks the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

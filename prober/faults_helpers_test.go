@@ -11,6 +11,7 @@ import (
 	commoncfg "github.com/prometheus/common/config"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prober/rxstamp"
 )
 
 // faultClient is the production client (prometheus/common, with kernel
@@ -70,11 +71,11 @@ func checkGoroutines(t *testing.T, base int) {
 // it must be registered first).
 // Connections with kernel receive times must leave their registry too.
 func leakCheck(t *testing.T) {
-	base, conns := runtime.NumGoroutine(), rxConnCount()
+	base, conns := runtime.NumGoroutine(), rxstamp.Tracked()
 	t.Cleanup(func() {
 		if !t.Failed() {
 			checkGoroutines(t, base)
-			if n := rxConnCount(); n > conns {
+			if n := rxstamp.Tracked(); n > conns {
 				t.Errorf("%d timestamped connections still registered, %d before the test", n, conns)
 			}
 		}

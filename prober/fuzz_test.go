@@ -61,24 +61,3 @@ func FuzzReadStream(f *testing.F) {
 		}
 	})
 }
-
-// FuzzSSE checks the framing alone: events never exceed MaxLineBytes, and
-// the reader always ends (EOF or an error) on finite input.
-func FuzzSSE(f *testing.F) {
-	fuzzSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s := newSSEReader(bytes.NewReader(data))
-		for i := 0; ; i++ {
-			ev, err := s.next()
-			if err != nil {
-				return
-			}
-			if len(ev) > MaxLineBytes {
-				t.Fatalf("event of %d bytes", len(ev))
-			}
-			if i > len(data) {
-				t.Fatalf("%d events from %d bytes", i, len(data))
-			}
-		}
-	})
-}

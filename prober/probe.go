@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/prober/rxstamp"
+	"github.com/llm-prober/llm-prober/prober/stream"
+	"github.com/llm-prober/llm-prober/prober/tracectx"
 )
 
 // Run sends one streaming request and measures it. It never panics on
@@ -54,23 +57,23 @@ func run(ctx context.Context, client *http.Client, t *config.Target, m *config.M
 			tc.ConnectionState().NegotiatedProtocol == "h2" {
 			return
 		}
-		r.conn = rxConnFor(info.Conn)
-		r.conn.armHeaders()
+		r.conn = rxstamp.ConnFor(info.Conn)
+		r.conn.ArmHeaders()
 	}}
-	phases := &phaseRecorder{}
-	phaseHooks(ct, phases)
-	defer func() { r.Phases = phases.close() }()
+	phases := &tracectx.Recorder{}
+	phases.Hooks(ct)
+	defer func() { r.Phases = phases.Close() }()
 	ctx = httptrace.WithClientTrace(ctx, ct)
 	req, err := newRequest(ctx, t, m, id, userAgent)
 	if err != nil {
 		return fail(ReasonOther, err)
 	}
 	req.Close = r.close
-	setTraceparent(req.Header, r.Trace)
+	tracectx.SetHeader(req.Header, r.Trace)
 	r.tracef("sending request", "url", t.RedactedURL()+endpointPath(m.API), "model", t.Model, "probe_id", id)
 	r.Start = time.Now()
 	resp, err := client.Do(req)
-	r.conn.headersRead()
+	r.conn.HeadersRead()
 	if err != nil {
 		return redactURLError(err, t.RedactedURL()+endpointPath(m.API))
 	}
@@ -146,25 +149,25 @@ func bodySnippet(body io.Reader) string {
 // readStream consumes the SSE body and fills in the measurements.
 func readStream(body io.Reader, r *Result) error {
 	var (
-		sse       = newSSEReader(body)
+		sse       = stream.NewReader(body)
 		output    strings.Builder
 		sawDone   bool
 		sawFinish bool
-		last      *usage
+		last      *stream.Usage
 		events    int
 		prev      time.Duration // arrival of the previous content chunk
 	)
 	var now time.Duration
 	for {
-		data, err := sse.next()
+		data, err := sse.Next()
 		// Never earlier than the previous reading, whichever clock said so.
 		now = max(r.elapsed(), now)
 		if err != nil {
-			if errors.Is(err, errLineTooLong) {
-				return err
+			if errors.Is(err, stream.ErrLineTooLong) {
+				return errLineTooLong
 			}
-			if events == 0 && sse.foreign != "" {
-				return fail(ReasonMalformedChunk, fmt.Errorf("body is not Server-Sent Events, though sent as text/event-stream: %q", sse.foreign))
+			if events == 0 && sse.Foreign() != "" {
+				return fail(ReasonMalformedChunk, fmt.Errorf("body is not Server-Sent Events, though sent as text/event-stream: %q", sse.Foreign()))
 			}
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				r.E2EL = now
@@ -180,18 +183,18 @@ func readStream(body io.Reader, r *Result) error {
 			r.E2EL = now
 			break
 		}
-		p, err := parseChunk(data)
+		p, err := stream.Parse(data)
 		if err != nil {
-			return err
+			return streamFailure(err)
 		}
-		if p.finish != "" {
+		if p.Finish != "" {
 			sawFinish = true
-			r.FinishReason = p.finish
+			r.FinishReason = p.Finish
 		}
-		if p.usage != nil {
-			last = p.usage
+		if p.Usage != nil {
+			last = p.Usage
 		}
-		if !p.generated {
+		if !p.Generated {
 			continue
 		}
 		// ITL as vllm bench serve and vLLM's own histogram define it: one
@@ -210,23 +213,24 @@ func readStream(body io.Reader, r *Result) error {
 		prev, r.LastChunk = now, now
 		r.ContentChunks++
 		if output.Len() < MaxOutputBytes {
-			output.WriteString(p.content)
+			output.WriteString(p.Content)
 		}
 	}
 	r.Output = truncateBytes(output.String(), MaxOutputBytes)
-	if err := last.check(); err != nil {
+	if err := last.Check(); err != nil {
+		err = streamFailure(err)
 		return err // before the counts go into r: they never reach a counter
 	}
 	if last != nil && last.CompletionTokens > 0 {
 		r.UsageReported = true
 		r.OutputTokens = last.CompletionTokens
 		r.PromptTokens = last.PromptTokens
-		r.CachedTokens = last.cachedTokens()
+		r.CachedTokens = last.CachedTokens()
 	} else {
 		r.OutputTokens = r.ContentChunks // counted, as vllm bench does without usage
 		if last != nil {
 			r.PromptTokens = last.PromptTokens
-			r.CachedTokens = last.cachedTokens()
+			r.CachedTokens = last.CachedTokens()
 		}
 	}
 	if !sawDone && !sawFinish {

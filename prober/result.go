@@ -1,6 +1,10 @@
 package prober
 
-import "time"
+import (
+	"time"
+
+	"github.com/llm-prober/llm-prober/prober/rxstamp"
+)
 
 // Result is everything one probe measured. Durations are measured from the
 // moment the request was handed to the HTTP client.
@@ -58,7 +62,7 @@ type Result struct {
 
 	trace func(msg string, keyvals ...any) // RunOptions.Trace, may be nil
 	close bool                             // RunOptions.CloseConnection
-	conn  *rxConn                          // the connection, if it has kernel receive times
+	conn  *rxstamp.Conn                    // the connection, if it has kernel receive times
 	// connected: the client got a connection (dialled, TLS done, or reused).
 	connected bool
 }
@@ -68,7 +72,7 @@ type Result struct {
 func (r *Result) elapsed() time.Duration {
 	now := time.Now()
 	if r.conn != nil {
-		now = r.conn.arrivedBy(now)
+		now = r.conn.ArrivedBy(now)
 	}
 	return max(now.Sub(r.Start), 0)
 }

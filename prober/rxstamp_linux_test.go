@@ -3,9 +3,6 @@ package prober
 import (
 	"context"
 	"crypto/tls"
-	"errors"
-	"io"
-	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -14,80 +11,6 @@ import (
 	"github.com/llm-prober/llm-prober/internal/testutil"
 	"github.com/llm-prober/llm-prober/mockvllm"
 )
-
-// A read that happens long after the data arrived reports the arrival.
-func TestRxConnReportsKernelArrival(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	written := make(chan time.Time, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		// One event per byte from the client, written once the client
-		// has switched timestamps on.
-		for b := make([]byte, 1); ; {
-			if _, err := c.Read(b); err != nil || b[0] == 0 {
-				time.Sleep(200 * time.Millisecond)
-				return
-			}
-			written <- time.Now()
-			_, _ = c.Write([]byte("data: x\n\n"))
-		}
-	}()
-	c, err := dialTimestamped(context.Background(), "tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	rc, ok := c.(*rxConn)
-	if !ok || rxConnFor(c) != rc {
-		t.Fatalf("dialled %T, registered %v: no kernel timestamps on this system", c, rxConnFor(c))
-	}
-	buf := make([]byte, 64)
-	// The kernel switches timestamping on asynchronously: the first
-	// packets after the very first socket asks may come without.
-	for round := 0; ; round++ {
-		if _, err := c.Write([]byte{1}); err != nil {
-			t.Fatal(err)
-		}
-		sent := <-written
-		time.Sleep(50 * time.Millisecond) // the reader is late
-		if n, err := c.Read(buf); err != nil || string(buf[:n]) != "data: x\n\n" {
-			t.Fatalf("read %q, %v", buf[:n], err)
-		}
-		now := time.Now()
-		if now.Sub(rc.arrivedBy(now)) < time.Millisecond && round < 5 {
-			continue // no kernel stamp: the read time was kept
-		}
-		if lag := rc.arrivedBy(now).Sub(sent); lag < 0 || lag > 10*time.Millisecond {
-			t.Errorf("arrival %v after the write, want within 10ms (read %v after it)", lag, now.Sub(sent))
-		}
-		break
-	}
-	if _, err := c.Write([]byte{0}); err != nil {
-		t.Fatal(err)
-	}
-	// Deadlines and errors behave as on a plain TCPConn.
-	_ = c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
-	var ne net.Error
-	if _, err := c.Read(buf); !errors.As(err, &ne) || !ne.Timeout() {
-		t.Errorf("read past the deadline: %v, want a timeout net.Error", err)
-	}
-	_ = c.SetReadDeadline(time.Time{})
-	if _, err := c.Read(buf); !errors.Is(err, io.EOF) {
-		t.Errorf("read after the peer closed: %v, want EOF", err)
-	}
-	c.Close()
-	if rxConnFor(c) != nil {
-		t.Error("closed connection still registered")
-	}
-}
 
 // A probe whose reader is held up after the first token (a GC pause, a
 // busy CPU) still measures the gaps at which the server sent the tokens,
@@ -134,13 +57,6 @@ func TestLateReaderMeasuresTrueGaps(t *testing.T) {
 			t.Errorf("ITL[%d] = %v, sent %v apart (reader stalled 75ms after the first token)", k, gap, want)
 		}
 	}
-}
-
-// rxConnCount is how many timestamped connections are registered.
-func rxConnCount() int {
-	n := 0
-	rxConns.Range(func(_, _ any) bool { n++; return true })
-	return n
 }
 
 // Over TLS the timestamped connection is found under the TLS wrapper

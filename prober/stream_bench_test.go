@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/internal/testutil"
+	"github.com/llm-prober/llm-prober/prober/stream"
 )
 
 // benchTokens is the length of the stream the CPU benchmarks decode.
@@ -57,9 +58,9 @@ func BenchmarkSSEReader(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		s := newSSEReader(bytes.NewReader(data))
+		s := stream.NewReader(bytes.NewReader(data))
 		for {
-			if _, err := s.next(); err != nil {
+			if _, err := s.Next(); err != nil {
 				break
 			}
 		}
@@ -70,14 +71,14 @@ func BenchmarkSSEReader(b *testing.B) {
 // BenchmarkParseChunk decodes one typical content chunk.
 func BenchmarkParseChunk(b *testing.B) {
 	data := captureStream(b, 8)
-	s := newSSEReader(bytes.NewReader(data))
+	s := stream.NewReader(bytes.NewReader(data))
 	var chunk []byte
 	for {
-		d, err := s.next()
+		d, err := s.Next()
 		if err != nil {
 			b.Fatal("no content chunk")
 		}
-		if p, err := parseChunk(d); err == nil && p.generated {
+		if p, err := stream.Parse(d); err == nil && p.Generated {
 			chunk = bytes.Clone(d)
 			break
 		}
@@ -85,7 +86,7 @@ func BenchmarkParseChunk(b *testing.B) {
 	b.SetBytes(int64(len(chunk)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := parseChunk(chunk); err != nil {
+		if _, err := stream.Parse(chunk); err != nil {
 			b.Fatal(err)
 		}
 	}

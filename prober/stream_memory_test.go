@@ -3,7 +3,6 @@ package prober
 import (
 	"bytes"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 )
@@ -27,22 +26,5 @@ func TestStreamMemory(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / streams; per > 16<<10 {
 		t.Errorf("a 64-token stream allocates %d bytes, want at most 16 KiB", per)
-	}
-}
-
-// TestSSELongerThanBuffer: an event whose lines exceed the read buffer
-// comes out whole, as before the buffer shrank.
-func TestSSELongerThanBuffer(t *testing.T) {
-	long := strings.Repeat("x", 5*sseBufferBytes+17)
-	in := "data: a\n\ndata: " + long + "\r\ndata: " + long[:sseBufferBytes] + "\n\n: ping\ndata: b\n\n"
-	s := newSSEReader(strings.NewReader(in))
-	for i, want := range []string{"a", long + "\n" + long[:sseBufferBytes], "b"} {
-		got, err := s.next()
-		if err != nil || string(got) != want {
-			t.Fatalf("event %d: %d bytes, err %v; want %d bytes", i, len(got), err, len(want))
-		}
-	}
-	if _, err := s.next(); err == nil {
-		t.Error("no end after the last event")
 	}
 }

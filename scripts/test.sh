@@ -68,7 +68,7 @@ step "fuzz the SSE reader, the stream parser, the config loader, the knee file r
 # likely. -fuzzminimizetime bounds the time spent shrinking each new input.
 fuzz() { go test -run='^$' -fuzz="^$1\$" -fuzztime="$2" -fuzzminimizetime=200x "$3"; }
 fuzz FuzzReadStream 40000x ./prober/
-fuzz FuzzSSE 60000x ./prober/
+fuzz FuzzSSE 60000x ./prober/stream/
 fuzz FuzzLoad 50000x ./config/
 fuzz FuzzKneeFile 50000x ./capacity/kneefile/
 fuzz FuzzWriterRoundTrip 100000x ./internal/exposition/

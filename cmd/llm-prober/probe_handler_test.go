@@ -125,7 +125,7 @@ func TestExemplarResolvesInLogs(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		if m := regexp.MustCompile(`time_to_first_token_seconds_bucket\{.*# \{probe_id="([0-9a-f]{16})",trace_id="0{16}([0-9a-f]{16})"\}`).FindSubmatch(b); m != nil {
 			id = string(m[1])
-			// The trace id is the probe id, left-padded (prober/traceparent.go).
+			// The trace id is the probe id, left-padded (prober/tracectx/tracectx.go).
 			return string(m[2]) == id
 		}
 		return false

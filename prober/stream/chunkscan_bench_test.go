@@ -1,4 +1,4 @@
-package prober
+package stream
 
 import (
 	"bytes"
@@ -58,7 +58,7 @@ func scanSeeds(tb testing.TB) [][]byte {
 	for _, c := range scanEdgeCases {
 		out = append(out, []byte(c))
 	}
-	files, _ := filepath.Glob("testdata/sse/*.sse")
+	files, _ := filepath.Glob("../testdata/sse/*.sse")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -71,9 +71,9 @@ func scanSeeds(tb testing.TB) [][]byte {
 
 func sseData(b []byte) [][]byte {
 	var out [][]byte
-	s := newSSEReader(bytes.NewReader(b))
+	s := NewReader(bytes.NewReader(b))
 	for {
-		d, err := s.next()
+		d, err := s.Next()
 		if err != nil {
 			return out
 		}
@@ -94,7 +94,7 @@ func checkScan(t *testing.T, data []byte) {
 		t.Fatalf("%q: scanner accepted a chunk encoding/json rejects: %v", data, err)
 	}
 	if !reflect.DeepEqual(fast, want) {
-		t.Fatalf("%q: scanner %+v (usage %+v), encoding/json %+v (usage %+v)", data, fast, fast.usage, want, want.usage)
+		t.Fatalf("%q: scanner %+v (usage %+v), encoding/json %+v (usage %+v)", data, fast, fast.Usage, want, want.Usage)
 	}
 }
 
@@ -106,7 +106,7 @@ func TestScanChunkMatchesJSON(t *testing.T) {
 
 // The chunks vLLM-compatible servers send take the fast path.
 func TestScanChunkTakesRealChunks(t *testing.T) {
-	files, _ := filepath.Glob("testdata/sse/*.sse")
+	files, _ := filepath.Glob("../testdata/sse/*.sse")
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		for _, d := range sseData(b) {
@@ -115,7 +115,11 @@ func TestScanChunkTakesRealChunks(t *testing.T) {
 			}
 		}
 	}
-	for _, d := range sseData(captureStream(t, 5)) {
+	mock := sseData(captureStream(t, 5))
+	if len(mock) < 5 {
+		t.Fatalf("mock stream of %d events, want 5 tokens' worth", len(mock))
+	}
+	for _, d := range mock {
 		if _, ok := scanChunk(d); !ok {
 			t.Errorf("mock: fast path refused %s", d)
 		}

@@ -1,4 +1,4 @@
-package prober
+package stream
 
 import (
 	"bytes"
@@ -7,9 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// chunk is the part of an OpenAI-compatible streaming chunk we read, for
-// both chat.completion.chunk and text_completion objects.
-type chunk struct {
+// wireChunk is the part of an OpenAI-compatible streaming chunk we read,
+// for both chat.completion.chunk and text_completion objects.
+type wireChunk struct {
 	Choices []struct {
 		Text  *string `json:"text"`
 		Delta struct {
@@ -20,11 +20,12 @@ type chunk struct {
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *usage          `json:"usage"`
+	Usage *Usage          `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
 
-type usage struct {
+// Usage is a chunk's usage object: the server's token counts.
+type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	// vLLM spells it prompt_tokens_details; an older vLLM-compatible
@@ -37,7 +38,9 @@ type usage struct {
 	} `json:"prompt_tokens_detail"`
 }
 
-func (u *usage) cachedTokens() int {
+// CachedTokens is the prompt tokens served from the prefix cache, in
+// either spelling of the details.
+func (u *Usage) CachedTokens() int {
 	switch {
 	case u.PromptTokensDetails != nil:
 		return u.PromptTokensDetails.CachedTokens
@@ -47,35 +50,35 @@ func (u *usage) cachedTokens() int {
 	return 0
 }
 
-// check refuses token counts that no server serves (negative, or past
+// Check refuses token counts that no server serves (negative, or past
 // MaxUsageTokens), which would drive the token counters down or out of
 // range for the life of the process; nil usage is fine.
-func (u *usage) check() error {
+func (u *Usage) Check() error {
 	if u == nil {
 		return nil
 	}
 	for _, c := range []struct {
 		name string
 		n    int
-	}{{"prompt_tokens", u.PromptTokens}, {"completion_tokens", u.CompletionTokens}, {"cached_tokens", u.cachedTokens()}} {
+	}{{"prompt_tokens", u.PromptTokens}, {"completion_tokens", u.CompletionTokens}, {"cached_tokens", u.CachedTokens()}} {
 		if c.n < 0 || c.n > MaxUsageTokens {
-			return fail(ReasonInvalidUsage, fmt.Errorf("usage %s is %d, outside [0, %d]", c.name, c.n, MaxUsageTokens))
+			return failed(InvalidUsage, fmt.Errorf("usage %s is %d, outside [0, %d]", c.name, c.n, MaxUsageTokens))
 		}
 	}
 	// Hits are part of the prompt: more of them than prompt tokens would
 	// count a prefix-cache hit rate over 100 %.
-	if c := u.cachedTokens(); c > u.PromptTokens {
-		return fail(ReasonInvalidUsage, fmt.Errorf("usage cached_tokens %d exceeds prompt_tokens %d", c, u.PromptTokens))
+	if c := u.CachedTokens(); c > u.PromptTokens {
+		return failed(InvalidUsage, fmt.Errorf("usage cached_tokens %d exceeds prompt_tokens %d", c, u.PromptTokens))
 	}
 	return nil
 }
 
-// parsed is what one chunk contributes to the measurement.
-type parsed struct {
-	content   string // answer text (delta.content or completion text)
-	generated bool   // the chunk carries generated output (TTFT/ITL point)
-	finish    string
-	usage     *usage
+// Chunk is what one chunk contributes to the measurement.
+type Chunk struct {
+	Content   string // answer text (delta.content or completion text)
+	Generated bool   // the chunk carries generated output (TTFT/ITL point)
+	Finish    string // finish_reason, "" if none
+	Usage     *Usage // nil if the chunk has none
 
 	buf []byte // content of a chunk with several choices, while it is built
 }
@@ -84,19 +87,19 @@ type parsed struct {
 // joined in a buffer, linear in the event's size (appending strings would
 // copy the text per choice), and stops growing at MaxOutputBytes, all that
 // a probe keeps of the answer.
-func (p *parsed) addContent(v string) {
+func (p *Chunk) addContent(v string) {
 	if v == "" {
 		return
 	}
-	p.generated = true
+	p.Generated = true
 	switch {
-	case p.content == "" && p.buf == nil:
-		p.content = v // the common single-choice chunk: no copy
-	case len(p.content)+len(p.buf) >= MaxOutputBytes:
+	case p.Content == "" && p.buf == nil:
+		p.Content = v // the common single-choice chunk: no copy
+	case len(p.Content)+len(p.buf) >= MaxOutputBytes:
 	default:
 		if p.buf == nil {
-			p.buf = append(make([]byte, 0, 2*(len(p.content)+len(v))), p.content...)
-			p.content = ""
+			p.buf = append(make([]byte, 0, 2*(len(p.Content)+len(v))), p.Content...)
+			p.Content = ""
 		}
 		p.buf = append(p.buf, v...)
 	}
@@ -104,16 +107,16 @@ func (p *parsed) addContent(v string) {
 
 // done moves built content into content, so that both decoders return
 // the same value.
-func (p *parsed) done() {
+func (p *Chunk) done() {
 	if p.buf != nil {
-		p.content, p.buf = string(p.buf), nil
+		p.Content, p.buf = string(p.buf), nil
 	}
 }
 
-// parseChunk decodes one chunk. The common, well-formed chunk takes the
+// Parse decodes one chunk. The common, well-formed chunk takes the
 // single-pass scanner (scanChunk, below); anything it is not sure to decode
 // exactly as encoding/json would (and every error) takes encoding/json.
-func parseChunk(data []byte) (parsed, error) {
+func Parse(data []byte) (Chunk, error) {
 	if p, ok := scanChunk(data); ok {
 		return p, nil
 	}
@@ -121,15 +124,15 @@ func parseChunk(data []byte) (parsed, error) {
 }
 
 // parseChunkJSON is the reference decoding of a chunk.
-func parseChunkJSON(data []byte) (parsed, error) {
-	var c chunk
+func parseChunkJSON(data []byte) (Chunk, error) {
+	var c wireChunk
 	if err := json.Unmarshal(data, &c); err != nil {
-		return parsed{}, fail(ReasonMalformedChunk, fmt.Errorf("invalid JSON in stream: %v", err))
+		return Chunk{}, failed(Malformed, fmt.Errorf("invalid JSON in stream: %v", err))
 	}
 	if len(c.Error) > 0 && !bytes.Equal(c.Error, []byte("null")) {
-		return parsed{}, fail(ReasonStreamError, fmt.Errorf("error in stream: %s", errorMessage(c.Error)))
+		return Chunk{}, failed(ServerError, fmt.Errorf("error in stream: %s", ErrorMessage(c.Error)))
 	}
-	p := parsed{usage: c.Usage}
+	p := Chunk{Usage: c.Usage}
 	for _, ch := range c.Choices {
 		// Reasoning counts as generated (it is what the user waits for) but
 		// is not part of the answer that validators check.
@@ -140,23 +143,23 @@ func parseChunkJSON(data []byte) (parsed, error) {
 		}
 		for _, s := range []*string{ch.Delta.ReasoningContent, ch.Delta.Reasoning} {
 			if s != nil && *s != "" {
-				p.generated = true
+				p.Generated = true
 			}
 		}
 		if tc := bytes.TrimSpace(ch.Delta.ToolCalls); len(tc) > 0 && !bytes.Equal(tc, []byte("null")) && !bytes.Equal(tc, []byte("[]")) {
-			p.generated = true
+			p.Generated = true
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			p.finish = *ch.FinishReason
+			p.Finish = *ch.FinishReason
 		}
 	}
 	p.done()
 	return p, nil
 }
 
-// errorMessage extracts a short message from an OpenAI-style error value
+// ErrorMessage extracts a short message from an OpenAI-style error value
 // (an object with "message", or a bare string).
-func errorMessage(raw json.RawMessage) string {
+func ErrorMessage(raw json.RawMessage) string {
 	var obj struct {
 		Message string `json:"message"`
 		Type    string `json:"type"`
@@ -175,6 +178,7 @@ func errorMessage(raw json.RawMessage) string {
 	return truncate(string(raw), 256)
 }
 
+// truncate cuts s to n bytes and marks the cut.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -182,24 +186,24 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// scanChunk is the fast path of parseChunk: one pass over the chunk that
+// scanChunk is the fast path of Parse: one pass over the chunk that
 // checks the JSON syntax of all of it and decodes only the fields we
 // read, with one allocation for the content and one for usage. It gives up
 // (ok false) whenever encoding/json might decode differently or fail: a
 // key spelt with other case or escapes, a known key twice, a value of an
 // unexpected type, a number that is not a plain integer, a non-null
-// error, nesting deeper than scanMaxDepth. Given up, parseChunk decodes
+// error, nesting deeper than scanMaxDepth. Given up, Parse decodes
 // the chunk again with encoding/json, so the result is the same either way.
-func scanChunk(data []byte) (parsed, bool) {
+func scanChunk(data []byte) (Chunk, bool) {
 	s := chunkScanner{b: data}
-	var p parsed
+	var p Chunk
 	ok := s.object(0, func(key []byte) bool {
 		switch string(key) {
 		case "choices":
 			return s.choices(&p)
 		case "usage":
 			u, ok := s.usage()
-			p.usage = u
+			p.Usage = u
 			return ok
 		case "error":
 			return s.literal("null")
@@ -208,7 +212,7 @@ func scanChunk(data []byte) (parsed, bool) {
 	}, chunkKeys)
 	s.ws()
 	if !ok || s.i != len(s.b) {
-		return parsed{}, false
+		return Chunk{}, false
 	}
 	p.done()
 	return p, true
@@ -497,7 +501,7 @@ func (s *chunkScanner) skip(depth int) bool {
 
 // choices scans the choices array (or null) into p, as parseChunkJSON
 // folds them: text then delta.content per choice, in order.
-func (s *chunkScanner) choices(p *parsed) bool {
+func (s *chunkScanner) choices(p *Chunk) bool {
 	if s.peek() == 'n' {
 		return s.literal("null")
 	}
@@ -522,7 +526,7 @@ func (s *chunkScanner) choices(p *parsed) bool {
 		p.addContent(text)
 		p.addContent(content)
 		if finish != "" {
-			p.finish = finish
+			p.Finish = finish
 		}
 		return true
 	})
@@ -556,7 +560,7 @@ func (s *chunkScanner) array(elem func() bool) bool {
 
 // delta scans a delta object (or null), returning its content and
 // marking p generated for reasoning or tool calls.
-func (s *chunkScanner) delta(p *parsed) (content string, ok bool) {
+func (s *chunkScanner) delta(p *Chunk) (content string, ok bool) {
 	if s.peek() == 'n' {
 		return "", s.literal("null")
 	}
@@ -568,7 +572,7 @@ func (s *chunkScanner) delta(p *parsed) (content string, ok bool) {
 			return ok
 		case "reasoning_content", "reasoning":
 			gen, ok := s.nonEmpty()
-			p.generated = p.generated || gen
+			p.Generated = p.Generated || gen
 			return ok
 		case "tool_calls":
 			start := s.i
@@ -576,7 +580,7 @@ func (s *chunkScanner) delta(p *parsed) (content string, ok bool) {
 				return false
 			}
 			if tc := s.b[start:s.i]; string(tc) != "null" && string(tc) != "[]" {
-				p.generated = true
+				p.Generated = true
 			}
 			return true
 		}
@@ -587,14 +591,14 @@ func (s *chunkScanner) delta(p *parsed) (content string, ok bool) {
 
 // usageBox holds a usage and its details in one allocation.
 type usageBox struct {
-	u usage
+	u Usage
 	d struct {
 		CachedTokens int `json:"cached_tokens"`
 	}
 }
 
 // usage scans the usage object (or null).
-func (s *chunkScanner) usage() (*usage, bool) {
+func (s *chunkScanner) usage() (*Usage, bool) {
 	if s.peek() == 'n' {
 		return nil, s.literal("null")
 	}

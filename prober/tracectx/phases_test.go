@@ -1,4 +1,4 @@
-package prober
+package tracectx
 
 import (
 	"crypto/tls"
@@ -13,8 +13,8 @@ import (
 // hooks wrote to the probe's Result directly.
 func TestLatePhaseHooksDropped(t *testing.T) {
 	ct := &httptrace.ClientTrace{}
-	pr := &phaseRecorder{}
-	phaseHooks(ct, pr)
+	pr := &Recorder{}
+	pr.Hooks(ct)
 	ct.DNSDone(httptrace.DNSDoneInfo{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -23,12 +23,12 @@ func TestLatePhaseHooksDropped(t *testing.T) {
 			ct.TLSHandshakeDone(tls.ConnectionState{}, nil)
 		}
 	})
-	got := pr.close()
+	got := pr.Close()
 	wg.Wait()
 	if got.DNSDone.IsZero() {
 		t.Error("DNSDone before close was lost")
 	}
-	if after := pr.close(); after != got {
+	if after := pr.Close(); after != got {
 		t.Errorf("phases changed after close: %+v, then %+v", got, after)
 	}
 }

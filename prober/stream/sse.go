@@ -1,4 +1,4 @@
-package prober
+package stream
 
 import (
 	"bufio"
@@ -7,12 +7,12 @@ import (
 	"io"
 )
 
-// sseReader yields the data payload of each Server-Sent Event. It follows
+// Reader yields the data payload of each Server-Sent Event. It follows
 // the SSE framing rules that matter for OpenAI-compatible servers: data
 // lines are joined with "\n", comment lines (": ping") and other fields are
 // skipped, an event ends at a blank line, and an unterminated event at EOF
 // is discarded (a cut stream must not look complete).
-type sseReader struct {
+type Reader struct {
 	r    *bufio.Reader
 	long []byte // spill buffer for lines longer than the bufio buffer
 	data []byte // data of the event being assembled
@@ -23,18 +23,19 @@ type sseReader struct {
 
 // sseBufferBytes is the read buffer of one stream. It is live for as long
 // as the stream is, so it is sized for a typical chunk (a few hundred
-// bytes), not the largest: a longer line spills into sseReader.long. At
+// bytes), not the largest: a longer line spills into Reader.long. At
 // 32 KiB, 1,400 concurrent streams held 45 MB in these buffers alone.
 const sseBufferBytes = 4 << 10
 
-func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, sseBufferBytes)}
+// NewReader reads events from r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, sseBufferBytes)}
 }
 
-// next returns the next event's data. The slice is valid until the next
+// Next returns the next event's data. The slice is valid until the next
 // call. It returns io.EOF at a clean end of input, io.ErrUnexpectedEOF when
-// the input ends inside an event, and errLineTooLong for oversized lines.
-func (s *sseReader) next() ([]byte, error) {
+// the input ends inside an event, and ErrLineTooLong for oversized lines.
+func (s *Reader) Next() ([]byte, error) {
 	s.data = s.data[:0]
 	hasData := false
 	for {
@@ -76,20 +77,24 @@ func (s *sseReader) next() ([]byte, error) {
 		s.data = append(s.data, value...)
 		hasData = true
 		if len(s.data) > MaxLineBytes {
-			return nil, errLineTooLong
+			return nil, ErrLineTooLong
 		}
 	}
 }
 
+// Foreign is the first line read that is no SSE field (an HTML error
+// page sent as text/event-stream, say), cut to 80 bytes; "" if none.
+func (s *Reader) Foreign() string { return s.foreign }
+
 // readLine returns one line without its terminator (\n, \r\n). A final
 // line without a terminator is returned together with io.EOF.
-func (s *sseReader) readLine() ([]byte, error) {
+func (s *Reader) readLine() ([]byte, error) {
 	line, err := s.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		s.long = append(s.long[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			if len(s.long) > MaxLineBytes {
-				return nil, errLineTooLong
+				return nil, ErrLineTooLong
 			}
 			line, err = s.r.ReadSlice('\n')
 			s.long = append(s.long, line...)

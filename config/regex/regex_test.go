@@ -1,9 +1,9 @@
-package config
+package regex
 
 import "testing"
 
 func TestRegexp(t *testing.T) {
-	r, err := NewRegexp("a|ab")
+	r, err := New("a|ab")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestRegexp(t *testing.T) {
 	if !(&Regexp{Source: "vllm:.*"}).MatchFull("vllm:x") {
 		t.Error("hand-built Regexp")
 	}
-	if _, err := NewRegexp("("); err == nil {
+	if _, err := New("("); err == nil {
 		t.Error("no error for (")
 	}
 }

@@ -1,7 +1,8 @@
-package config
+package yamlbudget
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -11,7 +12,7 @@ import (
 // way the decoder visits it. A few hundred bytes of nested aliases can
 // stand for billions of nodes ("billion laughs"), and yaml.v3's own guard
 // against that only runs when it decodes into Go values: it never sees the
-// node tree this package walks (and copies, for secrets). No real config
+// node tree package config walks (and copies, for secrets). No real config
 // comes near these limits: a target with auth, TLS, headers and
 // server_metrics is about 45 nodes (10,000 such targets measured 440,000),
 // and an alias bomb just under maxNodes loads in 0.2 s and 250 MiB.
@@ -33,13 +34,6 @@ const (
 	maxKeyPairs  = 50_000_000
 )
 
-// maxFileBytes caps a config file before YAML sees it: yaml.v3 builds the
-// whole node tree before the budget can count it, at about 4 MB/s, so
-// this keeps any refusal under about 2 s (a 2,000,000-key mapping does not
-// fit). A static target with auth, TLS, headers and server_metrics is
-// about 600 bytes; larger fleets belong in target_discovery.
-const maxFileBytes = 8 << 20
-
 // maxPathSegments cuts the field path in budget errors: past the config's
 // own fields (7 levels at most) it only lists list indexes.
 const maxPathSegments = 12
@@ -53,9 +47,9 @@ type expanded struct {
 // linear in the document: an anchored node is measured once, and each alias
 // to it then costs its measure. Only anchored nodes can be reached twice.
 type budget struct {
-	file string
-	seen map[*yaml.Node]*expanded // anchored nodes; nil while being measured
-	path []segment                // where measure is, for errors
+	maxRegex int                      // bytes of a regex or output_regex value
+	seen     map[*yaml.Node]*expanded // anchored nodes; nil while being measured
+	path     []segment                // where measure is, for errors
 	// aliasText is the text aliases add: each written alias adds its
 	// anchor's expanded text, so the sum is exactly the expanded text
 	// less the written text.
@@ -68,15 +62,27 @@ type segment struct {
 	line  int    // of the key or item
 }
 
-// checkBudget returns an *Error if root, expanded, exceeds a limit or holds
-// an alias to a node that contains it. Call it before decoding.
-func checkBudget(root *yaml.Node, file string) error {
-	b := &budget{file: file, seen: map[*yaml.Node]*expanded{}}
-	_, err := b.measure(root, 0)
-	return err
+// Error is a refusal, at a line and field path of the document.
+type Error struct {
+	Line int
+	Path string
+	Msg  string
 }
 
-func (b *budget) measure(n *yaml.Node, depth int) (expanded, error) {
+func (e *Error) Error() string { return fmt.Sprintf("%d: %s: %s", e.Line, e.Path, e.Msg) }
+
+// Check returns an *Error if root, expanded, exceeds a limit, holds an
+// alias to a node that contains it, or a regex or output_regex value
+// longer than maxRegex bytes. Call it before decoding.
+func Check(root *yaml.Node, maxRegex int) *Error {
+	b := &budget{maxRegex: maxRegex, seen: map[*yaml.Node]*expanded{}}
+	if _, err := b.measure(root, 0); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (b *budget) measure(n *yaml.Node, depth int) (expanded, *Error) {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		return b.alias(n, depth)
 	}
@@ -115,7 +121,7 @@ func (b *budget) measure(n *yaml.Node, depth int) (expanded, error) {
 }
 
 // alias costs what its anchor's node costs, wherever it appears.
-func (b *budget) alias(n *yaml.Node, depth int) (expanded, error) {
+func (b *budget) alias(n *yaml.Node, depth int) (expanded, *Error) {
 	size, ok := b.seen[n.Alias]
 	switch {
 	case !ok: // not seen with yaml.v3, which defines anchors before aliases
@@ -131,7 +137,7 @@ func (b *budget) alias(n *yaml.Node, depth int) (expanded, error) {
 	return *size, nil
 }
 
-func (b *budget) check(size expanded, n *yaml.Node) error {
+func (b *budget) check(size expanded, n *yaml.Node) *Error {
 	if size.nodes > maxNodes {
 		return b.errf(n, "more than %d YAML nodes once aliases and merge keys are expanded", maxNodes)
 	}
@@ -159,8 +165,8 @@ func (b *budget) push(n *yaml.Node, i int) bool {
 	return true
 }
 
-// errf builds an *Error at the current path, cut to maxPathSegments.
-func (b *budget) errf(n *yaml.Node, format string, args ...any) error {
+// errf builds an Error at the current path, cut to maxPathSegments.
+func (b *budget) errf(n *yaml.Node, format string, args ...any) *Error {
 	path, line := "", n.Line
 	for i, s := range b.path {
 		if i == maxPathSegments {
@@ -176,7 +182,18 @@ func (b *budget) errf(n *yaml.Node, format string, args ...any) error {
 	if len(b.path) > 0 {
 		line = b.path[len(b.path)-1].line
 	}
-	return &Error{File: b.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
 }
 
 // short cuts an anchor name for messages: yaml.v3 allows any length.
@@ -190,14 +207,14 @@ func short(name string) string {
 // checkRegex refuses an overlong relabel or validator regex before it is
 // decoded: decoding compiles it, and Prometheus's relabel package does
 // that before any check of ours runs.
-func (b *budget) checkRegex(n *yaml.Node, i int) error {
+func (b *budget) checkRegex(n *yaml.Node, i int) *Error {
 	if n.Kind != yaml.MappingNode || i%2 == 0 {
 		return nil
 	}
 	k, v := n.Content[i-1], n.Content[i]
-	if (k.Value == "regex" || k.Value == "output_regex") && v.Kind == yaml.ScalarNode && len(v.Value) > maxRegexBytes {
+	if (k.Value == "regex" || k.Value == "output_regex") && v.Kind == yaml.ScalarNode && len(v.Value) > b.maxRegex {
 		b.push(n, i)
-		return b.errf(v, "regex of %d bytes is over the %d-byte limit", len(v.Value), maxRegexBytes)
+		return b.errf(v, "regex of %d bytes is over the %d-byte limit", len(v.Value), b.maxRegex)
 	}
 	return nil
 }

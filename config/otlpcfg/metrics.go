@@ -1,4 +1,4 @@
-package config
+package otlpcfg
 
 import (
 	"net/url"
@@ -83,12 +83,6 @@ func CheckOTLPMetrics(m *OTLPMetrics) (field, msg string) {
 		return "timeout", "must not be negative"
 	}
 	return "", ""
-}
-
-func (m *OTLPMetrics) check(c *checker) {
-	if field, msg := CheckOTLPMetrics(m); field != "" {
-		c.errf("otlp_metrics."+field, "%s", msg)
-	}
 }
 
 // MarshalYAML shows the endpoint with its credentials hidden (/config,

@@ -1,4 +1,4 @@
-package prober
+package tracectx
 
 import (
 	crand "crypto/rand"
@@ -19,14 +19,14 @@ type TraceContext struct {
 	SpanID  string // 16 lowercase hex digits
 }
 
-// NewTraceContext returns the trace context of the probe probeID. A
-// random 16-hex-digit probe id (NewProbeID) becomes the trace id
+// New returns the trace context of the probe probeID. A
+// random 16-hex-digit probe id (prober.NewProbeID) becomes the trace id
 // left-padded with zeros, a 64-bit trace id as W3C Trace Context allows
 // for systems with 8-byte ids: the exemplars' trace_id then repeats their
 // probe_id, which a compressed /metrics carries almost for free (random
 // 128-bit ids grew a gzipped 10,000-target scrape by 20-55 %). Other ids
 // get a random 128-bit trace id. The span id is always random.
-func NewTraceContext(probeID string) TraceContext {
+func New(probeID string) TraceContext {
 	var b [24]byte
 	_, _ = crand.Read(b[:])
 	tc := TraceContext{TraceID: hex.EncodeToString(b[:16]), SpanID: hex.EncodeToString(b[16:])}
@@ -55,7 +55,8 @@ func (tc TraceContext) Traceparent() string {
 	return "00-" + tc.TraceID + "-" + tc.SpanID + "-01"
 }
 
-func setTraceparent(h http.Header, tc TraceContext) {
+// SetHeader sets the traceparent header, if tc has a trace.
+func SetHeader(h http.Header, tc TraceContext) {
 	if tc.TraceID != "" {
 		h.Set("traceparent", tc.Traceparent())
 	}
@@ -67,18 +68,18 @@ type Phases struct {
 	DNSDone, ConnectDone, TLSDone time.Time
 }
 
-// phaseRecorder collects the connection steps' times of one probe. The
+// Recorder collects the connection steps' times of one probe. The
 // transport may finish a dial after the request that started it has
 // ended (it dials in the background and keeps the connection for another
 // request): such late hooks must neither race the probe's reading of its
 // phases nor count for it, so they are dropped once the probe closes it.
-type phaseRecorder struct {
+type Recorder struct {
 	mu     sync.Mutex
 	p      Phases
 	closed bool
 }
 
-func (pr *phaseRecorder) set(f func(*Phases)) {
+func (pr *Recorder) set(f func(*Phases)) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if !pr.closed {
@@ -86,16 +87,16 @@ func (pr *phaseRecorder) set(f func(*Phases)) {
 	}
 }
 
-// close returns the phases and drops every later hook.
-func (pr *phaseRecorder) close() Phases {
+// Close returns the phases and drops every later hook.
+func (pr *Recorder) Close() Phases {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	pr.closed = true
 	return pr.p
 }
 
-// phaseHooks adds the connection steps' times to ct.
-func phaseHooks(ct *httptrace.ClientTrace, pr *phaseRecorder) {
+// Hooks adds the connection steps' times to ct.
+func (pr *Recorder) Hooks(ct *httptrace.ClientTrace) {
 	ct.DNSDone = func(httptrace.DNSDoneInfo) {
 		now := time.Now()
 		pr.set(func(p *Phases) { p.DNSDone = now })
@@ -112,13 +113,4 @@ func phaseHooks(ct *httptrace.ClientTrace, pr *phaseRecorder) {
 			pr.set(func(p *Phases) { p.TLSDone = now })
 		}
 	}
-}
-
-// exemplarOf is the exemplar value of r's latency observations: probe_id
-// and, when the probe sent one, trace_id (see exemplarLabels).
-func exemplarOf(r *Result) string {
-	if r.Trace.TraceID == "" {
-		return r.ID
-	}
-	return r.ID + "\x00" + r.Trace.TraceID
 }

@@ -1,6 +1,7 @@
-package config
+package otlpcfg
 
 import (
+	"fmt"
 	"net/url"
 	"time"
 
@@ -27,19 +28,20 @@ type Tracing struct {
 // DefaultTracingTimeout is the export timeout when none is set.
 const DefaultTracingTimeout = 10 * time.Second
 
-// check validates the endpoint: an http or https URL with a host.
-func (t *Tracing) check(c *checker) error {
+// CheckTracing validates t: an http or https URL with a host, a timeout
+// not negative. field names the field at fault under tracing ("" if none).
+func CheckTracing(t *Tracing) (field, msg string) {
 	if t.OTLPEndpoint == "" {
-		return nil
+		return "", ""
 	}
 	u, err := url.Parse(t.OTLPEndpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return c.fail("tracing.otlp_endpoint", "%q is not an http(s) URL with a host (e.g. http://otel-collector:4318/v1/traces)", RedactURL(t.OTLPEndpoint))
+		return "otlp_endpoint", fmt.Sprintf("%q is not an http(s) URL with a host (e.g. http://otel-collector:4318/v1/traces)", RedactURL(t.OTLPEndpoint))
 	}
 	if t.Timeout < 0 {
-		return c.fail("tracing.timeout", "must not be negative")
+		return "timeout", "must not be negative"
 	}
-	return nil
+	return "", ""
 }
 
 // MarshalYAML shows the endpoint with its credentials hidden (/config,

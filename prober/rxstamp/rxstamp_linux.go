@@ -1,4 +1,4 @@
-package prober
+package rxstamp
 
 import (
 	"context"
@@ -15,34 +15,36 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rxConn is a TCP connection that asks the kernel when the data it reads
+// Conn is a TCP connection that asks the kernel when the data it reads
 // arrived (SO_TIMESTAMPNS). A chunk's arrival time is then the kernel's,
 // not the moment the reading goroutine got a CPU: a GC pause, a busy
 // scheduler or a slow consumer no longer adds to TTFT and ITL.
-type rxConn struct {
+type Conn struct {
 	tcp     *net.TCPConn
 	raw     syscall.RawConn
 	key     string       // in rxConns
 	oob     []byte       // control messages; reads are never concurrent
 	arrived atomic.Int64 // when the data read last arrived, as monotonic time since rxEpoch; 0 = nothing read
 	// headerLeft is what may still be read before the response headers
-	// are in (armHeaders, headersRead); noHeaderCap while none is awaited.
+	// are in (ArmHeaders, HeadersRead); noHeaderCap while none is awaited.
 	headerLeft atomic.Int64
+	headerCap  int64 // what ArmHeaders allows
+	headerErr  error // what Read returns past headerCap
 }
 
 const noHeaderCap = math.MaxInt64
 
-// armHeaders starts counting what the connection reads towards the cap on
+// ArmHeaders starts counting what the connection reads towards the cap on
 // response headers: the request about to be sent has it (GotConn).
-func (c *rxConn) armHeaders() {
+func (c *Conn) ArmHeaders() {
 	if c != nil {
-		c.headerLeft.Store(MaxResponseHeaderBytes + headerSlack)
+		c.headerLeft.Store(c.headerCap)
 	}
 }
 
-// headersRead stops counting: the response headers are in, what follows
+// HeadersRead stops counting: the response headers are in, what follows
 // is the body.
-func (c *rxConn) headersRead() {
+func (c *Conn) HeadersRead() {
 	if c != nil {
 		c.headerLeft.Store(noHeaderCap)
 	}
@@ -56,23 +58,29 @@ var rxEpoch = time.Now()
 // was read; a larger lag means the clocks disagree (a step).
 const maxRxLag = time.Minute
 
-// rxConns finds the rxConn behind a request's connection. TLS and
+// rxConns finds the Conn behind a request's connection. TLS and
 // connection tracking wrap the connection we dialled, but keep both of its
 // addresses, which together are unique (the local port alone is not: the
 // kernel reuses it towards other destinations).
-var rxConns sync.Map // connKey -> *rxConn
+var rxConns sync.Map // connKey -> *Conn
 
 func connKey(local, remote net.Addr) string { return local.String() + "|" + remote.String() }
 
 var rxDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 
-// dialRx dials TCP with kernel receive timestamps (nil where the OS has
-// none).
-var dialRx = dialTimestamped
+// Dialer returns a dial function for TCP with kernel receive timestamps
+// (nil where the OS has none). Between ArmHeaders and HeadersRead a
+// connection reads at most headerCap bytes; past them Read returns
+// headerErr, the caller's own error so that it classifies it.
+func Dialer(headerCap int64, headerErr error) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return dialTimestamped(ctx, network, addr, headerCap, headerErr)
+	}
+}
 
 // dialTimestamped dials TCP with kernel receive timestamps, or returns a
 // plain connection if the socket refuses them.
-func dialTimestamped(ctx context.Context, network, addr string) (net.Conn, error) {
+func dialTimestamped(ctx context.Context, network, addr string, headerCap int64, headerErr error) (net.Conn, error) {
 	c, err := rxDialer.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
@@ -91,24 +99,26 @@ func dialTimestamped(ctx context.Context, network, addr string) (net.Conn, error
 	}); err != nil || serr != nil {
 		return c, nil
 	}
-	rc := &rxConn{tcp: tcp, raw: raw, key: connKey(tcp.LocalAddr(), tcp.RemoteAddr()),
-		oob: make([]byte, unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))))}
+	rc := &Conn{tcp: tcp, raw: raw, key: connKey(tcp.LocalAddr(), tcp.RemoteAddr()),
+		oob:       make([]byte, unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{})))),
+		headerCap: headerCap, headerErr: headerErr}
 	rc.headerLeft.Store(noHeaderCap)
 	rxConns.Store(rc.key, rc)
 	return rc, nil
 }
 
-// rxConnFor returns the timestamped connection under c, if there is one.
-func rxConnFor(c net.Conn) *rxConn {
+// ConnFor returns the timestamped connection under c, if there is one.
+func ConnFor(c net.Conn) *Conn {
 	if c == nil || c.LocalAddr() == nil || c.RemoteAddr() == nil {
 		return nil
 	}
 	v, _ := rxConns.Load(connKey(c.LocalAddr(), c.RemoteAddr()))
-	rc, _ := v.(*rxConn)
+	rc, _ := v.(*Conn)
 	return rc
 }
 
-func (c *rxConn) Read(p []byte) (int, error) {
+// Read reads like the TCP connection and notes when the data arrived.
+func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -132,7 +142,7 @@ func (c *rxConn) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if c.headerLeft.Load() != noHeaderCap && c.headerLeft.Add(-int64(n)) < 0 {
-		return 0, errHeadersTooLarge
+		return 0, c.headerErr
 	}
 	// The lag is taken now, against the kernel's wall-clock stamp, and
 	// kept as monotonic time. Data without a stamp arrived by now.
@@ -165,8 +175,8 @@ func kernelStamp(oob []byte) int64 {
 	return 0
 }
 
-// arrivedBy returns when the data read last arrived, never later than now.
-func (c *rxConn) arrivedBy(now time.Time) time.Time {
+// ArrivedBy returns when the data read last arrived, never later than now.
+func (c *Conn) ArrivedBy(now time.Time) time.Time {
 	v := c.arrived.Load()
 	if v == 0 {
 		return now
@@ -177,14 +187,25 @@ func (c *rxConn) arrivedBy(now time.Time) time.Time {
 	return now
 }
 
-func (c *rxConn) Write(p []byte) (int, error)        { return c.tcp.Write(p) }
-func (c *rxConn) LocalAddr() net.Addr                { return c.tcp.LocalAddr() }
-func (c *rxConn) RemoteAddr() net.Addr               { return c.tcp.RemoteAddr() }
-func (c *rxConn) SetDeadline(t time.Time) error      { return c.tcp.SetDeadline(t) }
-func (c *rxConn) SetReadDeadline(t time.Time) error  { return c.tcp.SetReadDeadline(t) }
-func (c *rxConn) SetWriteDeadline(t time.Time) error { return c.tcp.SetWriteDeadline(t) }
+// Read, Write and the rest are those of the TCP connection underneath.
 
-func (c *rxConn) Close() error {
+func (c *Conn) Write(p []byte) (int, error)        { return c.tcp.Write(p) }
+func (c *Conn) LocalAddr() net.Addr                { return c.tcp.LocalAddr() }
+func (c *Conn) RemoteAddr() net.Addr               { return c.tcp.RemoteAddr() }
+func (c *Conn) SetDeadline(t time.Time) error      { return c.tcp.SetDeadline(t) }
+func (c *Conn) SetReadDeadline(t time.Time) error  { return c.tcp.SetReadDeadline(t) }
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.tcp.SetWriteDeadline(t) }
+
+// Close closes the connection and forgets it.
+func (c *Conn) Close() error {
 	rxConns.CompareAndDelete(c.key, c)
 	return c.tcp.Close()
+}
+
+// Tracked is how many timestamped connections are open (a leak check for
+// tests).
+func Tracked() int {
+	n := 0
+	rxConns.Range(func(_, _ any) bool { n++; return true })
+	return n
 }

@@ -1,4 +1,4 @@
-package prober
+package stream
 
 import (
 	"runtime"
@@ -15,8 +15,8 @@ func TestParseManyChoicesIsLinear(t *testing.T) {
 	if len(event) > MaxLineBytes {
 		t.Fatalf("event of %d bytes would not pass the SSE reader", len(event))
 	}
-	for name, parse := range map[string]func([]byte) (parsed, error){
-		"scanner": func(b []byte) (parsed, error) {
+	for name, parse := range map[string]func([]byte) (Chunk, error){
+		"scanner": func(b []byte) (Chunk, error) {
 			p, ok := scanChunk(b)
 			if !ok {
 				t.Fatal("the scanner gave up on a plain chunk")
@@ -33,8 +33,8 @@ func TestParseManyChoicesIsLinear(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !p.generated || p.content != strings.Repeat("x", n) {
-				t.Errorf("content of %d bytes, want %d", len(p.content), n)
+			if !p.Generated || p.Content != strings.Repeat("x", n) {
+				t.Errorf("content of %d bytes, want %d", len(p.Content), n)
 			}
 			// Linear: a small multiple of the event (encoding/json builds
 			// a struct per choice). Quadratic appends allocate ~1.6 GB.
@@ -55,10 +55,10 @@ func TestParseContentCapped(t *testing.T) {
 	if !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	if p.content != q.content || p.buf != nil || q.buf != nil {
-		t.Errorf("decoders disagree: %d vs %d bytes", len(p.content), len(q.content))
+	if p.Content != q.Content || p.buf != nil || q.buf != nil {
+		t.Errorf("decoders disagree: %d vs %d bytes", len(p.Content), len(q.Content))
 	}
-	if len(p.content) != 2*len(big) {
-		t.Errorf("content %d bytes, want the two choices before the cap (%d)", len(p.content), 2*len(big))
+	if len(p.Content) != 2*len(big) {
+		t.Errorf("content %d bytes, want the two choices before the cap (%d)", len(p.Content), 2*len(big))
 	}
 }

@@ -1,5 +1,0 @@
-//go:build !linux
-
-package prober
-
-func rxConnCount() int { return 0 }
