@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -140,5 +141,20 @@ func TestNewLeanSendsWhatNewSends(t *testing.T) {
 				t.Errorf("the server saw nothing: %q", results[0])
 			}
 		})
+	}
+}
+
+// NewLean composes the library's round trippers for the fields of
+// HTTPClientConfig that prometheus/common v0.72.1 has; a field added by an
+// upgrade must be looked at there (and added here) before it is trusted.
+func TestNewLeanKnowsEveryConfigField(t *testing.T) {
+	known := map[string]bool{"BasicAuth": true, "Authorization": true, "OAuth2": true, "BearerToken": true,
+		"BearerTokenFile": true, "TLSConfig": true, "FollowRedirects": true, "EnableHTTP2": true,
+		"ProxyConfig": true, "HTTPHeaders": true}
+	typ := reflect.TypeFor[commoncfg.HTTPClientConfig]()
+	for i := range typ.NumField() {
+		if f := typ.Field(i); !known[f.Name] {
+			t.Errorf("HTTPClientConfig.%s is new: does httpclient.NewLean apply it as NewClientFromConfig does?", f.Name)
+		}
 	}
 }
