@@ -16,7 +16,7 @@ import (
 type Options struct {
 	Target   *config.Target // URL, model and HTTP client settings
 	API      config.API     // chat or completions
-	Client   *http.Client   // prober.NewClient(Target, ...): kernel receive times
+	Client   *http.Client   // prober.NewLoadClient(Target, ...): kernel receive times
 	Workload workload.Workload
 
 	// NumPrompts is the number of measured requests; Duration instead

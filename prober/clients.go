@@ -19,6 +19,13 @@ func NewClient(t *config.Target, keepAlive time.Duration) (*http.Client, error) 
 	return httpclient.New(t.HTTPClientConfig, keepAlive, dialRx)
 }
 
+// NewLoadClient is NewClient for a load generator holding thousands of
+// connections (bench): the same config semantics, with
+// httpclient.NewLean's smaller per-connection memory.
+func NewLoadClient(t *config.Target, keepAlive time.Duration) (*http.Client, error) {
+	return httpclient.NewLean(t.HTTPClientConfig, keepAlive, dialRx)
+}
+
 // buildClients reuses the HTTP client (and its connection pool) of every
 // target whose config is unchanged, and gives targets with identical
 // client settings one shared client. A client that cannot be built (a

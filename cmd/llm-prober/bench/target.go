@@ -66,7 +66,7 @@ func (b *Config) benchTarget(ctx context.Context) (*config.Target, *http.Client,
 	default:
 		return nil, nil, errors.New("give --url, or --config.file and --target")
 	}
-	client, err := prober.NewClient(t, benchKeepAlive)
+	client, err := prober.NewLoadClient(t, benchKeepAlive)
 	if err != nil {
 		return nil, nil, fmt.Errorf("HTTP client: %w", err)
 	}
