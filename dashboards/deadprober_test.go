@@ -3,8 +3,6 @@ package dashboards
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -105,19 +103,5 @@ func TestDeadProberPanels(t *testing.T) {
 			{Labels: `{target="b", model="m", module="chat"}`, Value: 0},
 		}})
 	}
-	file := map[string]any{
-		"rule_files": []string{}, "evaluation_interval": "1m",
-		"tests": []any{map[string]any{"interval": "1m", "input_series": series, "promql_expr_test": tests}},
-	}
-	raw, err := json.MarshalIndent(file, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "dead_prober_test.yml")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(promtool, "test", "rules", path).CombinedOutput(); err != nil {
-		t.Errorf("promtool test rules: %v\n%s", err, failures(string(out)))
-	}
+	runExprTests(t, promtool, "dead_prober_test.yml", series, tests)
 }

@@ -125,25 +125,27 @@ func TestServerSeriesOncePerServer(t *testing.T) {
 		}
 	}
 
+	runExprTests(t, promtool, "dedup_test.yml", input, tests)
+}
+
+// runExprTests runs promtool's PromQL unit tests on series (input
+// series, one sample a minute) and tests, written as name under a
+// temporary directory; a failure shows the failing expressions.
+func runExprTests(t *testing.T, promtool, name string, series, tests any) {
+	t.Helper()
 	file := map[string]any{
-		"rule_files":          []string{},
-		"evaluation_interval": "1m",
-		"tests": []any{map[string]any{
-			"interval":         "1m",
-			"input_series":     input,
-			"promql_expr_test": tests,
-		}},
+		"rule_files": []string{}, "evaluation_interval": "1m",
+		"tests": []any{map[string]any{"interval": "1m", "input_series": series, "promql_expr_test": tests}},
 	}
 	raw, err := json.MarshalIndent(file, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "dedup_test.yml")
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(promtool, "test", "rules", path).CombinedOutput()
-	if err != nil {
+	if out, err := exec.Command(promtool, "test", "rules", path).CombinedOutput(); err != nil {
 		t.Errorf("promtool test rules: %v\n%s", err, failures(string(out)))
 	}
 }

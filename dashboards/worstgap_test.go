@@ -1,10 +1,7 @@
 package dashboards
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,19 +54,5 @@ func TestWorstGapPanel(t *testing.T) {
 		}},
 		{Expr: slo, EvalTime: "10m", ExpSamples: []sample{{Labels: `{target="stalls", model="m"}`, Value: 0.5}}},
 	}
-	file := map[string]any{
-		"rule_files": []string{}, "evaluation_interval": "1m",
-		"tests": []any{map[string]any{"interval": "1m", "input_series": series, "promql_expr_test": tests}},
-	}
-	raw, err := json.MarshalIndent(file, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "worstgap_test.yml")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(promtool, "test", "rules", path).CombinedOutput(); err != nil {
-		t.Errorf("promtool test rules: %v\n%s", err, failures(string(out)))
-	}
+	runExprTests(t, promtool, "worstgap_test.yml", series, tests)
 }
