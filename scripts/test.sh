@@ -74,6 +74,7 @@ fuzz FuzzKneeFile 50000x ./capacity/kneefile/
 fuzz FuzzWriterRoundTrip 100000x ./internal/exposition/
 fuzz FuzzTrace 30000x ./loadtest/workload/
 fuzz FuzzWorkloadFile 60000x ./loadtest/workload/
+fuzz FuzzShareGPT 40000x ./loadtest/workload/
 fuzz FuzzPromAnswer 30000x ./capacity/promsource/
 fuzz FuzzReadRecords 30000x ./loadtest/resultfile/
 fuzz FuzzServerConfig 30000x ./loadtest/cfgsweep/

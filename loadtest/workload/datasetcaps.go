@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/llm-prober/llm-prober/internal/jsonscan"
 )
@@ -52,7 +53,7 @@ func decodeShareGPT(r io.Reader) ([]shareGPTEntry, error) {
 		if errors.Is(err, jsonscan.ErrLong) {
 			return "", over()
 		}
-		return strings.ToValidUTF8(string(buf), "\uFFFD"), err
+		return validUTF8(buf), err
 	}
 	var e shareGPTEntry
 	turn := func(_ int, c byte) error {
@@ -81,9 +82,11 @@ func decodeShareGPT(r io.Reader) ([]shareGPTEntry, error) {
 		return err
 	}
 	conversation := func(key string, c byte) error {
-		switch {
-		case !strings.EqualFold(key, "conversations"):
+		if !strings.EqualFold(key, "conversations") {
 			return s.Skip(c)
+		}
+		e.Conversations = nil // a repeated key: the last wins, as in encoding/json
+		switch {
 		case c == 'n':
 			return s.Skip(c)
 		case c != '[':
@@ -127,6 +130,25 @@ func decodeShareGPT(r io.Reader) ([]shareGPTEntry, error) {
 		return nil, fmt.Errorf("not a ShareGPT JSON array: it ends inside conversation %d", len(entries)+1)
 	}
 	return entries, err
+}
+
+// validUTF8 is b with each byte of an invalid sequence replaced by
+// U+FFFD, as encoding/json did (strings.ToValidUTF8 folds a run into one).
+func validUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var sb strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			sb.WriteString("\uFFFD")
+		} else {
+			sb.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return sb.String()
 }
 
 var errElementTooLong = fmt.Errorf("longer than the element cap")
