@@ -117,6 +117,9 @@ func TestBackendForcedAndDetected(t *testing.T) {
 		waitScrapes(t, m, n, 1)
 	}
 	for target, backend := range map[string]string{"auto": "llamacpp", "forced": "vllm", "openai": "openai"} {
+		if got, ok := m.Backend(target); !ok || got != backend {
+			t.Errorf("Backend(%q) = %q, %v; want %q", target, got, ok, backend)
+		}
 		if got := series(t, reg, "llm_prober_server_backend_info", map[string]string{"target": target, "backend": backend}); len(got) != 1 {
 			t.Errorf("backend_info{target=%q,backend=%q}: %v", target, backend, got)
 		}
@@ -136,6 +139,9 @@ func TestUnknownExposition(t *testing.T) {
 	m, reg := newTestManager(t)
 	m.Apply([]*config.Target{target("u", srv.URL)})
 	waitScrapes(t, m, "u", 1)
+	if b, ok := m.Backend("u"); ok {
+		t.Errorf("Backend of an unknown exposition: %q", b)
+	}
 	if got := series(t, reg, "llm_prober_server_backend_info", map[string]string{"backend": "unknown"}); len(got) != 1 {
 		t.Errorf("backend_info: %v", got)
 	}

@@ -56,3 +56,22 @@ func addNaN(sum, v float64) float64 {
 	}
 	return sum + v
 }
+
+// Backend is the backend of the target's latest scrape: the configured
+// one, or the one its exposition showed when told to detect (auto).
+// False before a scrape, or when nothing matched.
+func (m *Manager) Backend(target string) (string, bool) {
+	m.mu.Lock()
+	s := m.scrapers[target]
+	m.mu.Unlock()
+	if s == nil {
+		return "", false
+	}
+	s.mu.Lock()
+	data := s.data
+	s.mu.Unlock()
+	if data == nil || data.backend == "" || data.backend == backendUnknown {
+		return "", false
+	}
+	return data.backend, true
+}

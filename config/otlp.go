@@ -1,6 +1,10 @@
 package config
 
-import "github.com/llm-prober/llm-prober/config/otlpcfg"
+import (
+	"os"
+
+	"github.com/llm-prober/llm-prober/config/otlpcfg"
+)
 
 // The OTLP sections live in config/otlpcfg; these names keep config's API.
 type (
@@ -8,6 +12,8 @@ type (
 	Tracing = otlpcfg.Tracing
 	// OTLPMetrics is the otlp_metrics section (otlpcfg.OTLPMetrics).
 	OTLPMetrics = otlpcfg.OTLPMetrics
+	// FromEnv is what OTEL_* gave a section (otlpcfg.FromEnv).
+	FromEnv = otlpcfg.FromEnv
 )
 
 // Defaults and limits of the OTLP sections.
@@ -26,8 +32,16 @@ func RedactURL(s string) string { return otlpcfg.RedactURL(s) }
 // CheckOTLPMetrics validates an otlp_metrics section (otlpcfg.CheckOTLPMetrics).
 func CheckOTLPMetrics(m *OTLPMetrics) (field, msg string) { return otlpcfg.CheckOTLPMetrics(m) }
 
-// otlp checks both sections, naming the fields at fault.
+// otlp fills both sections from the OTEL_* environment where they leave
+// a setting unset (the file wins, as the OpenTelemetry specification
+// orders them), then checks them, naming the fields at fault.
 func (c *checker) otlp(cfg *Config) {
+	if err := cfg.Tracing.ApplyEnv(os.Getenv); err != nil {
+		c.errf("tracing", "%s", err)
+	}
+	if err := cfg.OTLPMetrics.ApplyEnv(os.Getenv); err != nil {
+		c.errf("otlp_metrics", "%s", err)
+	}
 	if field, msg := otlpcfg.CheckTracing(&cfg.Tracing); field != "" {
 		c.errf("tracing."+field, "%s", msg)
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/go-kit/log"
 	"github.com/prometheus/common/model"
 
+	"github.com/llm-prober/llm-prober/backend"
+	"github.com/llm-prober/llm-prober/collector"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/testutil/mocktarget"
 	"github.com/llm-prober/llm-prober/mockvllm"
@@ -145,5 +147,36 @@ func TestOffByDefault(t *testing.T) {
 	defer rc.mu.Unlock()
 	if rc.pushes != 0 {
 		t.Errorf("%d pushes with the exporter off", rc.pushes)
+	}
+}
+
+// With backend auto, gen_ai.provider.name is the backend the collector
+// detected from the target's /metrics (mockvllm's vllm: families), not
+// unknown.
+func TestAutoBackendProviderDetected(t *testing.T) {
+	rc := newReceiver(t)
+	_, tg, client := mocktarget.Start(t, mocktarget.FixedMock())
+	cfg := probeConfig(tg, rc.url())
+	tg.Backend = backend.Auto
+	tg.ServerMetrics.Interval, tg.ServerMetrics.Timeout = model.Duration(time.Second), model.Duration(time.Second) // the first scrape within a second
+	servers := collector.NewManager(log.NewNopLogger())
+	defer servers.Stop()
+	servers.Apply(cfg.Targets)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) { // the first scrape
+		if _, ok := servers.Backend(tg.Name); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no scrape of the mock's /metrics within a minute")
+		}
+	}
+	p := Probes{Detect: servers.Backend}
+	p.Apply(cfg, nil, "test", log.NewNopLogger())
+	r := prober.Run(context.Background(), client, tg, cfg.Modules["chat"], "p", "test")
+	p.Observe(r)
+	p.Stop(context.Background())
+	dur := rc.points("gen_ai.client.operation.duration")
+	if len(dur) != 1 || attrs(dur[0])["gen_ai.provider.name"] != "vllm" {
+		t.Fatalf("points %v, want one with gen_ai.provider.name vllm", dur)
 	}
 }

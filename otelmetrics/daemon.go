@@ -20,6 +20,11 @@ import (
 // section; a reload that changes it replaces the Meter (the old one
 // pushes what it has and stops). Its zero value records nothing.
 type Probes struct {
+	// Detect, if set, is the backend the target's server metrics showed
+	// (collector.Manager.Backend): gen_ai.provider.name of a target whose
+	// backend is auto, unknown until it answers.
+	Detect func(target string) (string, bool)
+
 	mu        sync.Mutex // serialises Apply and Stop
 	cfg       config.OTLPMetrics
 	cur       atomic.Pointer[Meter]
@@ -98,6 +103,11 @@ func (p *Probes) Observe(r *prober.Result) {
 	e, ok := (*eps)[key(r.Target, r.Module)]
 	if !ok {
 		return // a target of a config already replaced
+	}
+	if e.Provider == ProviderUnknown && p.Detect != nil {
+		if b, ok := p.Detect(r.Target); ok {
+			e.Provider = b
+		}
 	}
 	var took time.Duration
 	if !r.Start.IsZero() {

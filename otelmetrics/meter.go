@@ -78,7 +78,15 @@ func New(c config.OTLPMetrics, s Settings) (*Meter, error) {
 	if report == nil {
 		report = func(error) {}
 	}
-	exp := &otlpHTTP{url: u.String(), shown: config.RedactURL(u.String()), client: client, report: report}
+	// The environment's headers, but for those http_client_config sets
+	// (the section wins; its client would add them beside ours).
+	headers := map[string]string{}
+	for k, v := range c.Env.Headers {
+		if !sectionSets(c.HTTPClientConfig, k) {
+			headers[k] = string(v)
+		}
+	}
+	exp := &otlpHTTP{url: u.String(), shown: config.RedactURL(u.String()), client: client, report: report, headers: headers}
 	name := c.ServiceName
 	if name == "" {
 		name = "llm-prober"
@@ -88,8 +96,8 @@ func New(c config.OTLPMetrics, s Settings) (*Meter, error) {
 	}
 	// service.instance.id keeps two processes' cumulative series apart
 	// (Prometheus makes it the instance label): one id per process.
-	res := resource.NewWithAttributes(SchemaURL, semconv.ServiceName(name), semconv.ServiceVersion(s.Version),
-		semconv.ServiceInstanceID(instanceID))
+	res := resource.NewWithAttributes(SchemaURL, append(envResource(c.Env), semconv.ServiceName(name),
+		semconv.ServiceVersion(s.Version), semconv.ServiceInstanceID(instanceID))...)
 	ropts := []sdkmetric.PeriodicReaderOption{sdkmetric.WithInterval(c.PushInterval()), sdkmetric.WithTimeout(c.PushTimeout())}
 	if s.Server != nil {
 		ropts = append(ropts, sdkmetric.WithProducer(s.Server))
@@ -202,4 +210,31 @@ func (m *Meter) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	return m.mp.Shutdown(ctx)
+}
+
+// envResource is OTEL_RESOURCE_ATTRIBUTES, which the exporter's own
+// service.name, version (and id) follow and override.
+func envResource(e config.FromEnv) []attribute.KeyValue {
+	out := make([]attribute.KeyValue, 0, len(e.Resource)+3)
+	for _, a := range e.Resource {
+		out = append(out, attribute.String(a.Key, a.Value))
+	}
+	return out
+}
+
+// sectionSets reports whether hc sends header k itself.
+func sectionSets(hc promcfg.HTTPClientConfig, k string) bool {
+	k = http.CanonicalHeaderKey(k)
+	if k == "Authorization" && (hc.Authorization != nil || hc.BasicAuth != nil || hc.BearerToken != "" || hc.BearerTokenFile != "" || hc.OAuth2 != nil) {
+		return true
+	}
+	if hc.HTTPHeaders == nil {
+		return false
+	}
+	for name := range hc.HTTPHeaders.Headers {
+		if http.CanonicalHeaderKey(name) == k {
+			return true
+		}
+	}
+	return false
 }

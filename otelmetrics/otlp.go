@@ -19,10 +19,11 @@ import (
 // configuration code. Only histograms are converted: they are all this
 // package records or translates.
 type otlpHTTP struct {
-	url    string
-	shown  string // url for messages, credentials hidden
-	client *http.Client
-	report func(error) // every outcome, nil on success
+	url     string
+	shown   string // url for messages, credentials hidden
+	client  *http.Client
+	headers map[string]string // OTEL_EXPORTER_OTLP_*HEADERS, with the environment's endpoint only
+	report  func(error)       // every outcome, nil on success
 }
 
 var _ sdkmetric.Exporter = (*otlpHTTP)(nil)
@@ -54,7 +55,7 @@ func (e *otlpHTTP) post(ctx context.Context, rm *metricdata.ResourceMetrics) err
 	if err != nil {
 		return err
 	}
-	return otlphttp.Post(ctx, e.client, e.url, e.shown, "OTLP metrics push", nil, b)
+	return otlphttp.Post(ctx, e.client, e.url, e.shown, "OTLP metrics push", e.headers, b)
 }
 
 func (*otlpHTTP) ForceFlush(context.Context) error { return nil }

@@ -45,9 +45,12 @@ func New(c config.Tracing, version string, report func(error)) (*Exporter, error
 	if timeout <= 0 {
 		timeout = config.DefaultTracingTimeout
 	}
-	h := make(map[string]string, len(c.Headers))
-	for k, v := range c.Headers {
-		h[k] = string(v)
+	h := make(map[string]string, len(c.Headers)+len(c.Env.Headers))
+	for k, v := range c.Env.Headers { // set only with the environment's endpoint
+		h[http.CanonicalHeaderKey(k)] = string(v)
+	}
+	for k, v := range c.Headers { // the section's win
+		h[http.CanonicalHeaderKey(k)] = string(v)
 	}
 	// A redirect is not followed: the headers (an API key) would go with it.
 	client := &http.Client{Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -57,7 +60,7 @@ func New(c config.Tracing, version string, report func(error)) (*Exporter, error
 		name = "llm-prober"
 	}
 	res := resource.NewWithAttributes(semconv.SchemaURL,
-		semconv.ServiceName(name), semconv.ServiceVersion(version))
+		append(envResource(c.Env), semconv.ServiceName(name), semconv.ServiceVersion(version))...)
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp),
 		sdktrace.WithResource(res),
@@ -179,6 +182,16 @@ func events(r *prober.Result) []event {
 	if r.Success() {
 		add("decode", r.Start.Add(r.E2EL), attribute.Int("gen_ai.usage.output_tokens", r.OutputTokens),
 			attribute.Float64("llm_prober.tpot_seconds", r.TPOT.Seconds()))
+	}
+	return out
+}
+
+// envResource is OTEL_RESOURCE_ATTRIBUTES, which the exporter's own
+// service.name, version (and id) follow and override.
+func envResource(e config.FromEnv) []attribute.KeyValue {
+	out := make([]attribute.KeyValue, 0, len(e.Resource)+3)
+	for _, a := range e.Resource {
+		out = append(out, attribute.String(a.Key, a.Value))
 	}
 	return out
 }

@@ -123,6 +123,7 @@ func (f *proberFlags) run() int {
 	a.metrics = metrics
 	a.scheduler = prober.NewScheduler(logger, metrics, "llm-prober/"+version.Version, a.observe)
 	a.servers = collector.NewManager(logger)
+	a.genai.Detect = a.servers.Backend // the provider of a target whose backend is auto
 	a.fleet = targets.NewFleet(baseLogger, reg, shard, a.applyDiscovered)
 	// The running config's location is the one the series carry, so
 	// that /config and llm_prober_target_info show it.

@@ -30,6 +30,8 @@ type OTLPMetrics struct {
 	// from files or ${ENV}, never inline; TLS verified unless told not to.
 	// Redirects are not followed unless follow_redirects is set.
 	HTTPClientConfig config.HTTPClientConfig `yaml:"http_client_config,omitempty"`
+	// Env is what OTEL_* environment variables gave (ApplyEnv).
+	Env FromEnv `yaml:"-"`
 }
 
 // Defaults of the otlp_metrics section.

@@ -23,6 +23,8 @@ type Tracing struct {
 	// ServiceName is the service.name resource attribute (default
 	// llm-prober).
 	ServiceName string `yaml:"service_name,omitempty"`
+	// Env is what OTEL_* environment variables gave (ApplyEnv).
+	Env FromEnv `yaml:"-"`
 }
 
 // DefaultTracingTimeout is the export timeout when none is set.

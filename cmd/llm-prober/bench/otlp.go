@@ -3,11 +3,13 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/prometheus/common/model"
 
+	"github.com/llm-prober/llm-prober/collector"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/otelmetrics"
@@ -24,14 +26,21 @@ type otlpFlags struct {
 // otlpSection is the push's config: the flags over --config.file's.
 func (b *Config) otlpSection() (config.OTLPMetrics, error) {
 	var c config.OTLPMetrics
+	loaded := false
 	if b.ConfigFile != "" && b.OTLP.Endpoint == "" {
 		// A file that does not load is reported by benchTarget, as before.
+		// One that loads has read the OTEL_* environment.
 		if cfg, err := config.LoadFile(b.ConfigFile); err == nil {
-			c = cfg.OTLPMetrics
+			c, loaded = cfg.OTLPMetrics, true
 		}
 	}
 	if b.OTLP.Endpoint != "" {
 		c = config.OTLPMetrics{Endpoint: b.OTLP.Endpoint}
+	}
+	if !loaded { // the flag's endpoint takes the environment's resource only
+		if err := c.ApplyEnv(os.Getenv); err != nil {
+			return c, err
+		}
 	}
 	if b.OTLP.Interval != 0 {
 		c.Interval = model.Duration(b.OTLP.Interval)
@@ -53,7 +62,7 @@ type otlpPush struct {
 }
 
 // startOTLP starts the push, or returns nil when none is asked for.
-func (env *benchEnv) startOTLP(c config.OTLPMetrics) (*otlpPush, error) {
+func (env *benchEnv) startOTLP(ctx context.Context, c config.OTLPMetrics) (*otlpPush, error) {
 	if !c.Enabled() {
 		return nil, nil
 	}
@@ -64,9 +73,25 @@ func (env *benchEnv) startOTLP(c config.OTLPMetrics) (*otlpPush, error) {
 	}
 	addr, port := otelmetrics.Server(env.target.URL)
 	p.m, p.ep = m, otelmetrics.Endpoint{Operation: otelmetrics.Operation(config.API(env.b.API)),
-		Provider: otelmetrics.Provider(string(env.target.Backend)), Model: env.target.Model,
+		Provider: env.provider(ctx), Model: env.target.Model,
 		Address: addr, Port: port, Target: env.b.Target}
 	return p, nil
+}
+
+// provider is gen_ai.provider.name: the target's backend, or with auto
+// the one its /metrics families show (as the daemon's collector detects
+// it); unknown without server metrics or when none matches.
+func (env *benchEnv) provider(ctx context.Context) string {
+	p := otelmetrics.Provider(string(env.target.Backend))
+	if p != otelmetrics.ProviderUnknown || !env.b.ServerMetrics {
+		return p
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if s, err := collector.ScrapeSignals(ctx, env.client, env.target); err == nil && s.Backend != "" {
+		return otelmetrics.Provider(s.Backend)
+	}
+	return p
 }
 
 func (p *otlpPush) report(err error) {

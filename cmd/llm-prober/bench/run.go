@@ -121,7 +121,7 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 		return ExitError, err
 	}
 	defer env.client.CloseIdleConnections()
-	if env.otlp, err = env.startOTLP(otlp); err != nil {
+	if env.otlp, err = env.startOTLP(ctx, otlp); err != nil {
 		return ExitError, err
 	}
 	defer env.otlp.stop(env)
