@@ -1,8 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -10,21 +15,87 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/llm-prober/llm-prober/config"
+	"github.com/llm-prober/llm-prober/config/otlpcfg"
 )
 
-// inventory is the "Input inventory" section of docs/reliability.md.
+// inventory is the "named by" column of the table in the "Input
+// inventory" section of docs/reliability.md, one cell a row: a name
+// counts only in the table, never in the prose around it.
 func inventory(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile("../../docs/reliability.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, s, ok := strings.Cut(string(b), "\n## Input inventory\n")
+	cells, err := namedBy(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(cells, "\n")
+}
+
+// namedBy parses the inventory table of doc and returns its "named by"
+// cells.
+func namedBy(doc string) ([]string, error) {
+	_, s, ok := strings.Cut(doc, "\n## Input inventory\n")
 	if !ok {
-		t.Fatal("docs/reliability.md has no Input inventory section")
+		return nil, errors.New("docs/reliability.md has no Input inventory section")
 	}
 	s, _, _ = strings.Cut(s, "\n## ")
-	return s
+	var cells []string
+	col := -1
+	for _, line := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			if col >= 0 {
+				break // the table ended
+			}
+			continue
+		}
+		row := splitRow(line)
+		switch {
+		case col < 0:
+			col = slices.Index(row, "named by")
+			if col < 0 {
+				return nil, fmt.Errorf("the inventory table's header %q has no \"named by\" column", line)
+			}
+		case strings.Trim(line, "|-: ") == "": // the separator
+		case len(row) <= col:
+			return nil, fmt.Errorf("inventory row %q has no \"named by\" cell", line)
+		default:
+			cells = append(cells, row[col])
+		}
+	}
+	if len(cells) == 0 {
+		return nil, errors.New("the Input inventory section has no table rows")
+	}
+	return cells, nil
+}
+
+// splitRow splits a Markdown table row into its trimmed cells; a pipe
+// escaped (\|) or inside backticks is text.
+func splitRow(line string) []string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimPrefix(strings.TrimSuffix(line, "|"), "|")
+	var cells []string
+	var cur strings.Builder
+	code := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '\\' && i+1 < len(line) && line[i+1] == '|':
+			cur.WriteByte('|')
+			i++
+			continue
+		case c == '`':
+			code = !code
+		case c == '|' && !code:
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+			continue
+		}
+		cur.WriteByte(c)
+	}
+	return append(cells, strings.TrimSpace(cur.String()))
 }
 
 // takesInput reports whether a flag's name says it takes a path or a URL.
@@ -109,6 +180,11 @@ func TestInputInventory(t *testing.T) {
 	if got := missingInputs(newCLI().app, table); len(got) > 0 {
 		t.Errorf("inputs without a row in docs/reliability.md's Input inventory (add one: caps and the test that proves them): %v", got)
 	}
+	for _, name := range envInputs(t) {
+		if !strings.Contains(table, "`"+name+"`") {
+			t.Errorf("environment variable %s is read but has no row in docs/reliability.md's Input inventory", name)
+		}
+	}
 	if n := len(configInputs()); n < 10 {
 		t.Errorf("only %d config inputs found: the walk no longer reaches the config's fields", n)
 	}
@@ -123,4 +199,61 @@ func TestInputInventory(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("with three new inputs: missing %v, want %v", got, want)
 	}
+	// A name in the prose around the table is no row.
+	doc := "# R\n\n## Input inventory\n\nThe flag `--prose.file` is read too.\n\n" +
+		"| surface | named by | caps | proved by |\n|---|---|---|---|\n" +
+		"| a file | `--a.file`, `x\\|y` | `a|b` 1 MiB | `t` |\n\nAfter: `--after.file`.\n\n## Next\n"
+	cells, err := namedBy(doc)
+	if err != nil || !slices.Equal(cells, []string{"`--a.file`, `x|y`"}) {
+		t.Errorf("named-by cells %q, %v", cells, err)
+	}
+	c = newCLI()
+	c.app.GetCommand("plan").Flag("prose.file", "").String()
+	if got := missingInputs(c.app, strings.Join(cells, "\n")); !slices.Contains(got, "plan --prose.file") {
+		t.Errorf("a flag named only in the prose passes: missing %v", got)
+	}
+}
+
+// envReads finds the environment variables the program's sources read
+// by name: os.Getenv("X") and the like.
+var envReads = regexp.MustCompile(`(?:Getenv|LookupEnv|env)\("([A-Z][A-Z0-9_]*)"\)`)
+
+// envInputs are the environment variables llm-prober reads as input:
+// those its non-test sources (test helpers left out) name in a
+// Getenv-like call, and the OTLP
+// exporter's list; the Go runtime's own (GOGC, GOMEMLIMIT, only looked
+// at to leave them be) are not ours.
+func envInputs(t *testing.T) []string {
+	t.Helper()
+	names := slices.Clone(otlpcfg.EnvNames)
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "../.." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "testutil") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() && path != "../.." {
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir // a side module (tools, perf, deploy, dashboards)
+			}
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range envReads.FindAllStringSubmatch(string(b), -1) {
+			names = append(names, m[1])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return n == "GOGC" || n == "GOMEMLIMIT" })
+	slices.Sort(names)
+	return slices.Compact(names)
 }

@@ -59,6 +59,10 @@ func (s Shard) Check() error {
 	return nil
 }
 
+// maxIndexBytes bounds a shard index as read (JOB_COMPLETION_INDEX
+// included): any int64 fits.
+const maxIndexBytes = 20
+
 // Parse reads --shard: "i/N", or "i" alone with count (from
 // --shard-count), or "" for the index from env (JOB_COMPLETION_INDEX, an
 // Indexed Job's) with count. count 0 with no "/N" is the whole run.
@@ -89,6 +93,9 @@ func Parse(flag string, count int, env func(string) string) (Shard, error) {
 		if idx == "" {
 			return Shard{}, fmt.Errorf("--shard-count %d without --shard: set --shard i or run in an Indexed Job (JOB_COMPLETION_INDEX)", count)
 		}
+	}
+	if len(idx) > maxIndexBytes { // an environment value is shown in the error: bound it
+		return Shard{}, fmt.Errorf("%s: longer than %d bytes: want a whole number", src, maxIndexBytes)
 	}
 	i, err := strconv.Atoi(strings.TrimSpace(idx))
 	if err != nil {

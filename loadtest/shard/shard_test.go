@@ -48,9 +48,10 @@ func TestParse(t *testing.T) {
 		{"", 2, "", "JOB_COMPLETION_INDEX"},
 		{"", 2, "one", "JOB_COMPLETION_INDEX \"one\""},
 		{"", 2, "9", "JOB_COMPLETION_INDEX: shard index 9"},
+		{"", 2, strings.Repeat("9", 1<<20), "JOB_COMPLETION_INDEX: longer than 20 bytes: want a whole number"},
 	} {
-		if _, err := Parse(c.flag, c.count, env(c.env)); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Parse(%q, %d, %q): %v, want %q", c.flag, c.count, c.env, err, c.want)
+		if _, err := Parse(c.flag, c.count, env(c.env)); err == nil || !strings.Contains(err.Error(), c.want) || len(err.Error()) > 200 {
+			t.Errorf("Parse(%q, %d, %.40q): %.200v, want %q", c.flag, c.count, c.env, err, c.want)
 		}
 	}
 }
