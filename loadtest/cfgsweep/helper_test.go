@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
 	"syscall"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 // TestMain lets the test binary be a server command: with
 // CFGSWEEP_HELPER=serve it serves the mock on the address in $ADDR (with
 // GET /die killing it, as an OOM kill would), with =exit it writes a line
-// and exits 3.
+// and exits 3, with =bench it starts a server writing its pid to $PIDFILE
+// and waits.
 func TestMain(m *testing.M) {
 	switch os.Getenv("CFGSWEEP_HELPER") {
 	case "serve":
@@ -30,6 +32,13 @@ func TestMain(m *testing.M) {
 		err := http.ListenAndServe(os.Getenv("ADDR"), mux)
 		fmt.Println(err)
 		os.Exit(1)
+	case "bench": // starts a server as bench does, then waits to be killed
+		if _, err := StartProcess([]string{"/bin/sh", "-c", `echo $$ > "$PIDFILE.tmp" && mv "$PIDFILE.tmp" "$PIDFILE" && exec sleep 600`}); err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		runtime.GC() // the starting goroutine's thread must outlive this, whatever the runtime does
+		select {}
 	case "exit":
 		fmt.Println("error: bad flag \x1b[31m--max-num-seqs\x1b[0m")
 		os.Exit(3)

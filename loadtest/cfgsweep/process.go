@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -17,6 +18,9 @@ const pipeGrace = 2 * time.Second
 
 // Process is a server started by bench in a process group of its own, so
 // that stopping it stops whatever it started (vLLM's engine and workers).
+// On Linux it is also killed when bench dies, even by SIGKILL (its
+// parent-death signal); its own children then go only if they watch
+// their parent, as vLLM's engine processes do.
 type Process struct {
 	cmd  *exec.Cmd
 	log  *ring
@@ -32,19 +36,30 @@ func StartProcess(argv []string) (*Process, error) {
 	p := &Process{log: &ring{}, done: make(chan struct{})}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = p.log, p.log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = pipeGrace
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
 	p.cmd = cmd
-	pgid := cmd.Process.Pid
+	started := make(chan error, 1)
+	// Linux's parent-death signal (sysProcAttr) fires when the thread
+	// that started the child exits, not the process: the start and the
+	// wait share one goroutine locked to its thread, which lives as long
+	// as the server (go.dev/issue/27505).
 	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, after the server
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		pgid := cmd.Process.Pid
 		p.err = cmd.Wait()
 		// Whatever the leader left running goes with it.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		close(p.done)
 	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
