@@ -5,6 +5,7 @@ package cfgsweep
 import (
 	"context"
 	"errors"
+	"io"
 	"os/exec"
 	"runtime"
 	"syscall"
@@ -26,16 +27,38 @@ type Process struct {
 	log  *ring
 	done chan struct{}
 	err  error // Wait's, once done is closed
+	// file, if any, has the whole output (to its cap); fileErr is its
+	// first write or close error, once done is closed.
+	file    *logFile
+	fileErr error
+}
+
+// LogFileErr is the log file's first error, once the process is reaped.
+func (p *Process) LogFileErr() error {
+	select {
+	case <-p.done:
+		return p.fileErr
+	default:
+		return nil
+	}
 }
 
 // StartProcess starts argv with its output kept in a bounded ring.
-func StartProcess(argv []string) (*Process, error) {
+func StartProcess(argv []string) (*Process, error) { return startProcess(argv, nil) }
+
+// startProcess is StartProcess that also copies the output to file, if
+// not nil, closed once the server is reaped.
+func startProcess(argv []string, file *logFile) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("empty command")
 	}
-	p := &Process{log: &ring{}, done: make(chan struct{})}
+	p := &Process{log: &ring{}, done: make(chan struct{}), file: file}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = p.log, p.log
+	if file != nil {
+		w := io.MultiWriter(p.log, file) // neither returns an error
+		cmd.Stdout, cmd.Stderr = w, w
+	}
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.WaitDelay = pipeGrace
 	p.cmd = cmd
@@ -47,6 +70,9 @@ func StartProcess(argv []string) (*Process, error) {
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, after the server
 		if err := cmd.Start(); err != nil {
+			if file != nil {
+				_ = file.Close()
+			}
 			started <- err
 			return
 		}
@@ -55,6 +81,9 @@ func StartProcess(argv []string) (*Process, error) {
 		p.err = cmd.Wait()
 		// Whatever the leader left running goes with it.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		if file != nil {
+			p.fileErr = file.Close()
+		}
 		close(p.done)
 	}()
 	if err := <-started; err != nil {

@@ -17,6 +17,11 @@ type Process struct{}
 // StartProcess fails: see errNoGroups.
 func StartProcess([]string) (*Process, error) { return nil, errNoGroups }
 
+func startProcess([]string, *logFile) (*Process, error) { return nil, errNoGroups }
+
+// LogFileErr is nil.
+func (p *Process) LogFileErr() error { return nil }
+
 // Exited never closes.
 func (p *Process) Exited() <-chan struct{} { return nil }
 

@@ -26,6 +26,7 @@ type Row struct {
 	Error      string  `json:"error,omitempty"`
 	ExitStatus string  `json:"exit_status,omitempty"` // a server that exited on its own
 	LogTail    string  `json:"log_tail,omitempty"`    // its last lines (raw; escaped when shown)
+	LogFile    string  `json:"log_file,omitempty"`    // its whole output, beside the result file (capped)
 	Facts
 	// The knee: the achieved req/s (what a plan divides by), the offered
 	// rate and its 95 % interval (offered, as the sweep's rates are), and

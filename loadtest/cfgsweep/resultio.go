@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/llm-prober/llm-prober/internal/safefile"
 )
@@ -78,6 +79,9 @@ func (r *Row) check() error {
 	c := Configuration{Name: r.Name, Params: r.Params}
 	if r.Key != c.Key() {
 		return fmt.Errorf("key %q is not its configuration's (%q)", r.Key, c.Key())
+	}
+	if len(r.LogFile) > 256 || strings.ContainsAny(r.LogFile, "/\\") {
+		return errors.New("log_file is not a file name of at most 256 bytes")
 	}
 	switch r.Status {
 	case StatusOK, StatusLowerBound, StatusNoKnee, StatusFailed, StatusInterrupted:

@@ -39,6 +39,7 @@ func TestResultHostile(t *testing.T) {
 		`{"llm_prober_config_sweep": 2, "rows": []}`:                                           "llm_prober_config_sweep is 2",
 		row(`{"params": [{"name": "a", "value": "1"}], "key": "a=2", "status": "ok"}`):         "row 1: key \"a=2\" is not its configuration's",
 		row(`{"params": [], "key": "", "status": "great"}`):                                    "row 1: unknown status \"great\"",
+		row(`{"params": [], "key": "", "status": "ok", "log_file": "../../etc/passwd"}`):       "row 1: log_file is not a file name",
 		row(`{"params": [], "key": "", "status": "ok", "knee_achieved_request_rate": -1}`):     "row 1: a number is negative",
 		row(`{"params": [], "key": "", "status": "ok", "kv_blocks": -5}`):                      "row 1: a count is negative",
 		row(`{"params": [], "key": "", "status": "ok", "curve": [{"kind": "x", "rate": -1}]}`): "row 1: a curve point's number",

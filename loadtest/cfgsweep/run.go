@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,11 @@ type Options struct {
 	Measure func(ctx context.Context, c Configuration, url string) (*sweep.Sweep, error)
 	// Saved is called after each row (the driver writes the file).
 	Saved func(*Result) error
-	Log   io.Writer
+	// LogFiles, if not empty, is where each started server's whole output
+	// goes as well as the ring: LogFiles + ".server-N.log" for the Nth
+	// configuration, each up to MaxLogFileBytes.
+	LogFiles string
+	Log      io.Writer
 }
 
 // Command is the template the result is tied to.
@@ -105,7 +110,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			continue
 		}
 		fmt.Fprintf(o.Log, "configuration %d/%d %s\n", i+1, len(o.Configs), c.Label())
-		row := o.runOne(ctx, c)
+		row := o.runOne(ctx, i, c)
 		if row.Status == StatusInterrupted || ctx.Err() != nil {
 			// Not a result: --resume runs it again.
 			res.Best = choose(res.Rows, o.Plan, o.KneeGoodput)
@@ -126,7 +131,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 }
 
 // runOne starts (or applies) c, waits for it, measures it and stops it.
-func (o *Options) runOne(ctx context.Context, c Configuration) Row {
+func (o *Options) runOne(ctx context.Context, i int, c Configuration) Row {
 	row := Row{Name: c.Name, Params: c.Params, Key: c.Key()}
 	port, err := freePort()
 	if err != nil {
@@ -139,11 +144,25 @@ func (o *Options) runOne(ctx context.Context, c Configuration) Row {
 	var exited <-chan struct{}
 	var proc *Process
 	if o.Server != nil {
-		if proc, err = StartProcess(argv); err != nil {
+		var file *logFile
+		if o.LogFiles != "" {
+			path := fmt.Sprintf("%s.server-%d.log", o.LogFiles, i+1)
+			if file, err = createLogFile(path); err != nil {
+				fmt.Fprintf(o.Log, "the server's log is not kept on disk: %v\n", err)
+			} else {
+				row.LogFile = filepath.Base(path)
+			}
+		}
+		if proc, err = startProcess(argv, file); err != nil {
 			row.Status, row.Error = StatusFailed, "start: "+err.Error()
 			return row
 		}
-		defer proc.Stop(o.StopGrace)
+		defer func() {
+			proc.Stop(o.StopGrace)
+			if err := proc.LogFileErr(); err != nil {
+				fmt.Fprintf(o.Log, "the server's log file %s is incomplete: %v\n", row.LogFile, err)
+			}
+		}()
 		exited = proc.Exited()
 	} else {
 		tail, err := runCommand(ctx, argv, o.ReadyTimeout)

@@ -3,7 +3,10 @@ package cfgsweep
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +45,7 @@ func TestRunFailedRows(t *testing.T) {
 	o := Options{Configs: configs("serve", "exit", "serve", "serve"), Server: helper(t), URL: "http://127.0.0.1:{port}",
 		ReadyTimeout: time.Minute, StopGrace: 5 * time.Second, Client: &http.Client{}, TokensPerRequest: 48,
 		KneeGoodput: 99, Plan: Plan{PeakRPS: 50, PeakToAverage: 1, Headroom: 1, GPUsPerReplica: 2}, Log: &log,
-		Saved: func(*Result) error { saved++; return nil }}
+		Saved: func(*Result) error { saved++; return nil }, LogFiles: filepath.Join(t.TempDir(), "configs")}
 	if err := o.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +78,14 @@ func TestRunFailedRows(t *testing.T) {
 	if died.Status != StatusFailed || died.ExitStatus != "signal: killed" || !strings.Contains(died.LogTail, "CUDA out of memory") ||
 		!strings.Contains(died.Error, "exited during its sweep") || died.KneeRate != 0 {
 		t.Errorf("the server killed mid-sweep: %+v", died)
+	}
+	// Each server's whole log is in its file beside the results too.
+	for i, want := range []string{"serving on", "error: bad flag \x1b[31m--max-num-seqs", "CUDA out of memory", "serving on"} {
+		name := fmt.Sprintf("configs.server-%d.log", i+1)
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(o.LogFiles), name))
+		if res.Rows[i].LogFile != name || err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("row %d: log file %q (%v): %q, want %q in %s", i+1, res.Rows[i].LogFile, err, b, want, name)
+		}
 	}
 	if res.Best == nil || res.Best.Key != best.Key || !strings.Contains(res.Best.Why, "fewest GPUs for the plan's demand: 6") ||
 		!strings.Contains(res.Best.Why, "next: mode=serve seqs=1 at 10.00 req/s, 10 GPUs") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"os"
 	"strings"
 
@@ -46,6 +47,8 @@ func runServerSweep(ctx context.Context, b *Config, out, log io.Writer) (int, er
 	}
 	if b.OutputJSON != "" {
 		o.Saved = func(r *cfgsweep.Result) error { return cfgsweep.WriteFile(b.OutputJSON, r) }
+		// The servers' whole logs go beside it (configs.server-1.log).
+		o.LogFiles = strings.TrimSuffix(b.OutputJSON, filepath.Ext(b.OutputJSON))
 	}
 	res, runErr := cfgsweep.Run(ctx, *o)
 	if res != nil && len(res.Rows) > 0 {
