@@ -27,7 +27,12 @@ func waitReady(ctx context.Context, client *http.Client, base string, deadline t
 	for {
 		err := probe(ctx, client, base)
 		if err == nil {
-			return nil
+			select {
+			case <-exited: // whatever answered is not our server (one that took its port)
+				return fmt.Errorf("the server exited before it was ready")
+			default:
+				return nil
+			}
 		}
 		last := err.Error()
 		t := time.NewTimer(wait)

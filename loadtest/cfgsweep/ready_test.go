@@ -49,4 +49,13 @@ func TestReadyHostile(t *testing.T) {
 	if err := waitReady(t.Context(), &http.Client{}, "http://127.0.0.1:1", time.Hour, exited); err == nil || !strings.Contains(err.Error(), "exited before it was ready") {
 		t.Errorf("exited: %v", err)
 	}
+	// Nor is a ready answer on its port ours once it has exited: another
+	// process took the port.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"data": [{"id": "someone-else"}]}`))
+	}))
+	defer other.Close()
+	if err := waitReady(t.Context(), other.Client(), other.URL, time.Hour, exited); err == nil || !strings.Contains(err.Error(), "exited before it was ready") {
+		t.Errorf("another server on its port: %v", err)
+	}
 }

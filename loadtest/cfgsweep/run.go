@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/llm-prober/llm-prober/internal/textfmt"
@@ -47,6 +48,8 @@ type Options struct {
 	// configuration, each up to MaxLogFileBytes.
 	LogFiles string
 	Log      io.Writer
+
+	ports func() (int, error) // freePort; tests set it
 }
 
 // Command is the template the result is tied to.
@@ -130,13 +133,37 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
-// runOne starts (or applies) c, waits for it, measures it and stops it.
+// portTries bounds the starts of one configuration that lose its port
+// to another process between freePort and the server's bind.
+const portTries = 3
+
+// runOne runs c, on another port when a started server exited before it
+// was ready because another process took its port in between (freePort
+// only finds a port free at that moment; a server cannot be handed a
+// bound socket).
 func (o *Options) runOne(ctx context.Context, i int, c Configuration) Row {
-	row := Row{Name: c.Name, Params: c.Params, Key: c.Key()}
-	port, err := freePort()
+	for try := 1; ; try++ {
+		row, port, lost := o.runOnce(ctx, i, c)
+		if !lost || try == portTries {
+			return row
+		}
+		fmt.Fprintf(o.Log, "configuration %s: port %d was taken by another process before the server bound it; starting it again on another port\n", c.Label(), port)
+	}
+}
+
+// runOnce starts (or applies) c, waits for it, measures it and stops it.
+// lost reports a started server that exited before it was ready while
+// another process holds its port.
+func (o *Options) runOnce(ctx context.Context, i int, c Configuration) (row Row, port int, lost bool) {
+	row = Row{Name: c.Name, Params: c.Params, Key: c.Key()}
+	ports := o.ports
+	if ports == nil {
+		ports = freePort
+	}
+	port, err := ports()
 	if err != nil {
 		row.Status, row.Error = StatusFailed, "no free port: "+err.Error()
-		return row
+		return row, port, false
 	}
 	url := strings.ReplaceAll(o.URL, "{port}", strconv.Itoa(port))
 	argv := o.template().Argv(c, port)
@@ -155,7 +182,7 @@ func (o *Options) runOne(ctx context.Context, i int, c Configuration) Row {
 		}
 		if proc, err = startProcess(argv, file); err != nil {
 			row.Status, row.Error = StatusFailed, "start: "+err.Error()
-			return row
+			return row, port, false
 		}
 		defer func() {
 			proc.Stop(o.StopGrace)
@@ -168,11 +195,11 @@ func (o *Options) runOne(ctx context.Context, i int, c Configuration) Row {
 		tail, err := runCommand(ctx, argv, o.ReadyTimeout)
 		if ctx.Err() != nil {
 			row.Status = StatusInterrupted
-			return row
+			return row, port, false
 		}
 		if err != nil {
 			row.Status, row.Error, row.LogTail = StatusFailed, "--server-apply-cmd: "+err.Error(), tail
-			return row
+			return row, port, false
 		}
 	}
 	failed := func(what string, err error) Row {
@@ -192,9 +219,14 @@ func (o *Options) runOne(ctx context.Context, i int, c Configuration) Row {
 	if err := waitReady(ctx, o.Client, url, o.ReadyTimeout, exited); err != nil {
 		if ctx.Err() != nil {
 			row.Status = StatusInterrupted
-			return row
+			return row, port, false
 		}
-		return failed("", err)
+		select {
+		case <-exited: // did it exit for want of its port?
+			lost = portTaken(port)
+		default:
+		}
+		return failed("", err), port, lost
 	}
 	row.Facts = readFacts(ctx, o.Client, url, c, o.TokensPerRequest)
 	// A server that exits mid-sweep ends its measurement at once: its
@@ -213,12 +245,12 @@ func (o *Options) runOne(ctx context.Context, i int, c Configuration) Row {
 	sw, err := o.Measure(mctx, c, url)
 	select {
 	case <-exited:
-		return failed("", errors.New("the server exited during its sweep"))
+		return failed("", errors.New("the server exited during its sweep")), port, false
 	default:
 	}
 	if ctx.Err() != nil {
 		row.Status = StatusInterrupted
-		return row
+		return row, port, false
 	}
 	if sw != nil {
 		row.fill(sw, o.Plan)
@@ -226,11 +258,11 @@ func (o *Options) runOne(ctx context.Context, i int, c Configuration) Row {
 	if err != nil && (sw == nil || sw.Interrupted) {
 		row.Status, row.Error = StatusFailed, err.Error()
 	}
-	return row
+	return row, port, false
 }
 
 // freePort asks the kernel for a port free now; the server binds it a
-// moment later (a port taken in between fails that row, not the sweep).
+// moment later (a port taken in between: runOne tries another).
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -238,4 +270,15 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// portTaken reports whether another process listens on port, our server
+// having exited: the race freePort cannot close.
+func portTaken(port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return errors.Is(err, syscall.EADDRINUSE)
+	}
+	_ = l.Close()
+	return false
 }
