@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -111,6 +112,11 @@ func (a boundedAPI) QueryRange(ctx context.Context, q string, r v1.Range, opts .
 	})
 }
 
+// late is the error of a query past the deadline.
+func (a boundedAPI) late(q string, err error) error {
+	return fmt.Errorf("query %s: no complete answer from %s within %s (connect, read and decode): %w", q, a.url, a.timeout, err)
+}
+
 func (a boundedAPI) bounded(ctx context.Context, q string, start, end time.Time, call func(context.Context) answer) (model.Value, v1.Warnings, v1.Infos, error) {
 	if a.timeout > 0 {
 		var cancel context.CancelFunc
@@ -123,9 +129,15 @@ func (a boundedAPI) bounded(ctx context.Context, q string, start, end time.Time,
 	select {
 	case r = <-done:
 	case <-ctx.Done():
-		return nil, nil, nil, fmt.Errorf("query %s: no complete answer from %s within %s (connect, read and decode): %w", q, a.url, a.timeout, ctx.Err())
+		return nil, nil, nil, a.late(q, ctx.Err())
 	}
 	if r.err != nil {
+		// The http.Client's Timeout is the same deadline: whichever of the
+		// two fires first (a loaded machine decides), the words are ours.
+		var ne net.Error
+		if ctx.Err() != nil || errors.As(r.err, &ne) && ne.Timeout() {
+			return nil, r.w, r.i, a.late(q, context.DeadlineExceeded)
+		}
 		return nil, r.w, r.i, r.err
 	}
 	if r.v == nil { // {"status":"success"} without data: no result type at all

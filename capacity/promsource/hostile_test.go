@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -73,8 +74,35 @@ func TestAnswerTrickledMeetsDeadline(t *testing.T) {
 	}
 	s := hostileSource(t, trickle, 1<<20, 300*time.Millisecond)
 	_, err := s.ServedRates(context.Background())
-	if !errors.Is(err, context.DeadlineExceeded) && (err == nil || !strings.Contains(err.Error(), "Timeout")) {
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within 300ms (connect, read and decode)") {
 		t.Errorf("trickled body: %v, want the deadline", err)
+	}
+}
+
+// clientTimeout is an API whose http.Client gave up first: its Timeout
+// is the deadline too, and on a loaded machine it may fire before the
+// context's.
+type clientTimeout struct{ v1.API }
+
+func (clientTimeout) Query(context.Context, string, time.Time, ...v1.Option) (model.Value, v1.Warnings, v1.Infos, error) {
+	return nil, nil, nil, &url.Error{Op: "Get", URL: "http://127.0.0.1:1/api/v1/query", Err: timeoutErr{}}
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string {
+	return "net/http: request canceled (Client.Timeout exceeded while reading body)"
+}
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+// Whichever deadline fires first, the error is the same one line (the
+// soak harness's trickle case read Client.Timeout's words under load).
+func TestClientTimeoutIsTheDeadline(t *testing.T) {
+	a := boundedAPI{API: clientTimeout{}, timeout: time.Hour, url: "http://127.0.0.1:1"}
+	_, _, _, err := a.Query(context.Background(), "up", time.Now())
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no complete answer from http://127.0.0.1:1 within 1h0m0s") {
+		t.Errorf("%v, want the deadline's words", err)
 	}
 }
 
