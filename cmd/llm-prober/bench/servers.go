@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/llm-prober/llm-prober/internal/textfmt"
