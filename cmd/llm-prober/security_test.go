@@ -26,9 +26,10 @@ const (
 	secretEnv      = "SECRET-env-c4b8"
 	secretOTLPURL  = "SECRET-otlp-url-2e6f" // user info and query of tracing.otlp_endpoint
 	secretOTLPKey  = "SECRET-otlp-header-8b1d"
+	secretOTLPEnv  = "SECRET-otel-env-header-3a9c" // OTEL_EXPORTER_OTLP_HEADERS
 )
 
-var allSecrets = []string{secretBearer, secretPassword, secretHeader, secretEnv, secretOTLPURL, secretOTLPKey}
+var allSecrets = []string{secretBearer, secretPassword, secretHeader, secretEnv, secretOTLPURL, secretOTLPKey, secretOTLPEnv}
 
 // authServer streams a good answer only when every credential arrived,
 // so the test knows the secrets were really used. It never echoes them.
@@ -102,6 +103,10 @@ targets:
 func TestSecretsNeverShown(t *testing.T) {
 	t.Setenv("LLM_PROBER_SECURITY_TEST_ENV", secretEnv)
 	t.Setenv("LLM_PROBER_SECURITY_TEST_OTLP", secretOTLPKey)
+	// The GenAI metrics push from the environment, to a closed port: its
+	// failure is logged, its header never.
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://"+testutil.FreeAddr(t)+"/v1/metrics")
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "X-Otel-Key="+secretOTLPEnv)
 	dir := t.TempDir()
 	writeSecretFiles(t, dir)
 	var seen atomic.Int64
@@ -150,6 +155,9 @@ func TestSecretsNeverShown(t *testing.T) {
 	}
 	stopProc(t, p)
 	pages["process logs"] = p.Log()
+	if !strings.Contains(pages["process logs"], "pushing GenAI metrics") {
+		t.Error("the push from OTEL_EXPORTER_OTLP_METRICS_ENDPOINT did not start: the environment's header proves nothing")
+	}
 	for where, text := range pages {
 		for _, s := range allSecrets {
 			if strings.Contains(text, s) {
