@@ -51,7 +51,7 @@ func mergeCLI(t *testing.T, args ...string) (int, string, string) {
 		t.Fatal(err)
 	}
 	var out, log bytes.Buffer
-	code, err := b.merge.main(t.Context(), &out, &log)
+	code, err := b.merge.Main(t.Context(), &out, &log)
 	if err != nil {
 		printError(&log, "error:", err)
 	}
@@ -390,6 +390,6 @@ func TestBenchShardsManifestArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(b.merge.Files) != 4 || b.merge.MaxClockOffset != 50*time.Millisecond || b.merge.OutputJSON == "" {
-		t.Errorf("merge-args: %+v", b.merge.MergeConfig)
+		t.Errorf("merge-args: %+v", b.merge.Config)
 	}
 }
