@@ -40,4 +40,3 @@ func TestWriteJSONNonFinite(t *testing.T) {
 		t.Errorf("non-finite figures: burstiness %v, request_throughput %v", p["burstiness"], p["request_throughput"])
 	}
 }
-
