@@ -181,23 +181,16 @@ func headServer(m *merge.Result) serverwatch.ServerReport {
 	return s
 }
 
-// replay hands every shard's requests to add, read again one at a time
-// (memory stays that of the records), shard after shard.
+// replay hands every shard's requests to add in the union's order, the
+// order one process lists them (merge.Replay).
 func replay(ctx context.Context, m *merge.Result, add func(*loadtest.Record, *prober.Result)) error {
-	for _, p := range m.Paths {
-		_, err := resultfile.ReadRecords(ctx, p, func(rec *loadtest.Record, itl []time.Duration, msg string) error {
-			r := &prober.Result{ITL: itl, Reason: rec.Reason}
-			if msg != "" {
-				r.Err = errors.New(msg)
-			}
-			add(rec, r)
-			return nil
-		})
-		if err != nil {
-			return err
+	return merge.Replay(ctx, m, func(rec *loadtest.Record, itl []time.Duration, msg string) {
+		r := &prober.Result{ITL: itl, Reason: rec.Reason}
+		if msg != "" {
+			r.Err = errors.New(msg)
 		}
-	}
-	return nil
+		add(rec, r)
+	})
 }
 
 // writeCSV writes --output-csv: every request, a row each.
@@ -215,7 +208,7 @@ func writeCSV(ctx context.Context, m *merge.Result, path string) error {
 }
 
 // writeMerged writes the merged result file: the aggregate of the union
-// and every shard's requests, shard after shard.
+// and every shard's requests, in the order one process lists them.
 // A sweep point's kind, if any, and bottleneck come first, as bench
 // --sweep writes them.
 func writeMerged(ctx context.Context, m *merge.Result, res *result, path, kind string) error {
