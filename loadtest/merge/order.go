@@ -44,7 +44,7 @@ func (h *heads) Pop() any {
 
 // interleave puts recs in completion order in place: segs[s] is shard
 // s's part of recs as [start, end), in its file's order. The
-// permutation costs 4 bytes and a bit per record, not a second copy.
+// permutation costs 5 bytes per record, not a second copy.
 func interleave(recs []loadtest.Record, segs [][2]int) {
 	perm := make([]int32, 0, len(recs)) // output position → source
 	next := make([]int, len(segs))
