@@ -4,7 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
-	"sync"
+	"iter"
 	"time"
 
 	"github.com/llm-prober/llm-prober/loadtest"
@@ -84,42 +84,49 @@ func interleave(recs []loadtest.Record, segs [][2]int) {
 	}
 }
 
-// item is one record read from a shard's file, handed to Replay's reader.
-type item struct {
-	rec loadtest.Record
-	itl []time.Duration
-	msg string
+// replayBuffer is the read buffer of each file Replay holds open:
+// 256 KiB up to 64 shards, then less, so that all of them together take
+// about 16 MiB (at least 4 KiB each).
+func replayBuffer(n int) int {
+	return min(256<<10, max(4<<10, (16<<20)/max(n, 1)))
 }
 
+// errStop ends a shard's reader when Replay stops early.
+var errStop = errors.New("replay stopped")
+
 // Replay hands every shard's requests to add in the union's order (as
-// Read's Run holds them), each file read again one record at a time by
-// a goroutine of its own: memory stays that of a few records per shard.
+// Read's Run holds them). Each file is read again, all at once, a
+// record at a time: each shard's reader is a coroutine (iter.Pull)
+// paused on its next record, so memory is one record and a read buffer
+// per shard, and add's record and gaps are valid until it returns.
 func Replay(ctx context.Context, m *Result, add func(rec *loadtest.Record, itl []time.Duration, msg string)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	n := len(m.Paths)
-	chs := make([]chan item, n)
+	type item struct {
+		rec *loadtest.Record
+		itl []time.Duration
+		msg string
+	}
+	n, buf := len(m.Paths), replayBuffer(len(m.Paths))
 	errs := make([]error, n)
-	var wg sync.WaitGroup
-	defer wg.Wait() // after cancel: every reader ends
+	nexts := make([]func() (item, bool), n)
 	for s, p := range m.Paths {
-		chs[s] = make(chan item, 64)
-		wg.Go(func() {
-			defer close(chs[s])
-			_, errs[s] = resultfile.ReadRecords(ctx, p, func(rec *loadtest.Record, itl []time.Duration, msg string) error {
-				select {
-				case chs[s] <- item{*rec, append([]time.Duration(nil), itl...), msg}:
-					return nil
-				case <-ctx.Done():
-					return ctx.Err()
+		next, stop := iter.Pull(func(yield func(item) bool) {
+			_, err := resultfile.ReadRecordsBuffered(ctx, p, buf, func(rec *loadtest.Record, itl []time.Duration, msg string) error {
+				if !yield(item{rec, itl, msg}) {
+					return errStop
 				}
+				return nil
 			})
+			if !errors.Is(err, errStop) {
+				errs[s] = err
+			}
 		})
+		defer stop()
+		nexts[s] = next
 	}
 	cur := make([]item, n)
 	h := make(heads, 0, n)
 	pull := func(s int) error {
-		it, ok := <-chs[s]
+		it, ok := nexts[s]()
 		if !ok {
 			return errs[s] // the reader is done: nil at the file's end
 		}
@@ -134,13 +141,10 @@ func Replay(ctx context.Context, m *Result, add func(rec *loadtest.Record, itl [
 	}
 	for h.Len() > 0 {
 		s := heap.Pop(&h).(head).shard
-		add(&cur[s].rec, cur[s].itl, cur[s].msg)
+		add(cur[s].rec, cur[s].itl, cur[s].msg)
 		if err := pull(s); err != nil {
 			return err
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return errors.Join(errs...)
+	return nil
 }
