@@ -125,25 +125,37 @@ func Replay(ctx context.Context, m *Result, add func(rec *loadtest.Record, itl [
 	}
 	cur := make([]item, n)
 	h := make(heads, 0, n)
-	pull := func(s int) error {
+	// pull reads shard s's next record into cur[s]; false at its end.
+	pull := func(s int) (bool, error) {
 		it, ok := nexts[s]()
 		if !ok {
-			return errs[s] // the reader is done: nil at the file's end
+			return false, errs[s] // the reader is done: nil at the file's end
 		}
 		cur[s] = it
-		heap.Push(&h, head{it.rec.End, s})
-		return nil
+		return true, nil
 	}
 	for s := range n {
-		if err := pull(s); err != nil {
+		ok, err := pull(s)
+		if err != nil {
 			return err
 		}
+		if ok {
+			h = append(h, head{cur[s].rec.End, s})
+		}
 	}
+	heap.Init(&h)
 	for h.Len() > 0 {
-		s := heap.Pop(&h).(head).shard
+		s := h[0].shard
 		add(cur[s].rec, cur[s].itl, cur[s].msg)
-		if err := pull(s); err != nil {
+		ok, err := pull(s)
+		switch {
+		case err != nil:
 			return err
+		case ok:
+			h[0].end = cur[s].rec.End
+			heap.Fix(&h, 0)
+		default:
+			heap.Pop(&h)
 		}
 	}
 	return nil

@@ -84,3 +84,41 @@ func TestUnionInCompletionOrder(t *testing.T) {
 		t.Errorf("a spoiled file replayed (%d records)", n)
 	}
 }
+
+// BenchmarkReplay200k reads four shards of 200,000 requests in all (8
+// gaps each) in the union's order (Replay, the merged file's pass) and,
+// for the cost of the order, one file after the other.
+func BenchmarkReplay200k(b *testing.B) {
+	paths := writeShards(b, b.TempDir(), 4, 200_000, 8)
+	m, err := Read(b.Context(), paths, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	count := func(*loadtest.Record, []time.Duration, string) { n++ }
+	b.Run("union-order", func(b *testing.B) {
+		for b.Loop() {
+			n = 0
+			if err := Replay(b.Context(), m, count); err != nil || n != 200_000 {
+				b.Fatal(n, err)
+			}
+		}
+	})
+	b.Run("file-after-file", func(b *testing.B) {
+		for b.Loop() {
+			n = 0
+			for _, p := range m.Paths {
+				_, err := resultfile.ReadRecords(b.Context(), p, func(r *loadtest.Record, itl []time.Duration, msg string) error {
+					count(r, itl, msg)
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			if n != 200_000 {
+				b.Fatal(n)
+			}
+		}
+	})
+}
