@@ -14,13 +14,14 @@ import (
 // a package may import only packages of a lower layer (paths relative to
 // the module). The package docs say the same in words.
 var layers = [][]string{
-	{"internal/textfmt", "loadtest/stats", "loadtest/shard"},
+	{"internal/textfmt", "loadtest/stats", "loadtest/shard", "cmd/llm-prober/bench/exitcode"},
 	{"capacity", "loadtest/workload", "loadtest/serverwatch"},
 	{"loadtest"},
 	{"loadtest/summary"},
 	{"loadtest/sweep", "loadtest/resultfile"},
 	{"loadtest/compare", "loadtest/merge", "loadtest/cfgsweep"},
 	{"loadtest/report"},
+	{"cmd/llm-prober/bench/mergecmd"},
 	{"cmd/llm-prober/bench"},
 }
 

@@ -1,12 +1,10 @@
 package merge
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -62,8 +60,10 @@ func Read(ctx context.Context, paths []string, opt Options) (*Result, error) {
 	byIndex := map[int]int{} // shard index → position in paths
 	var ms []Manifest
 	var heads []map[string]json.RawMessage
+	var segs [][2]int // each path's records in run.Records
 	for k, p := range paths {
 		var m *Manifest
+		from := len(run.Records)
 		rf, err := resultfile.ReadRecords(ctx, p, func(rec *loadtest.Record, itl []time.Duration, msg string) error {
 			if len(run.Records) >= MaxRequests {
 				return fmt.Errorf("the shards hold more than %d requests in all: bench merge keeps every record (104 bytes each)", MaxRequests)
@@ -96,6 +96,7 @@ func Read(ctx context.Context, paths []string, opt Options) (*Result, error) {
 			return nil, ShardError{fmt.Errorf("shard %d (%s) holds %d measured requests, its part of the schedule %d: a truncated or failed shard", m.Index, p, measured(rf, run, m), n)}
 		}
 		byIndex[m.Index] = k
+		segs = append(segs, [2]int{from, len(run.Records)})
 		ms = append(ms, *m)
 		heads = append(heads, rf.Head)
 	}
@@ -135,9 +136,13 @@ func Read(ctx context.Context, paths []string, opt Options) (*Result, error) {
 	o.Shard = shard.Shard{Count: 1}
 	o.StartAt = ms[0].StartAt
 	run.Opts, run.Started = o, ms[0].StartAt
-	// Completion order, as one process records them: the percentiles'
-	// intervals resample neighbouring blocks.
-	slices.SortStableFunc(run.Records, func(a, b loadtest.Record) int { return cmp.Compare(a.End, b.End) })
+	// Completion order, as one process records them (order.go): the
+	// percentiles' intervals resample neighbouring blocks.
+	bySegment := make([][2]int, count)
+	for i := range count {
+		bySegment[i] = segs[byIndex[i]]
+	}
+	interleave(run.Records, bySegment)
 	var last int64
 	for i := range run.Records {
 		last = max(last, run.Records[i].End)

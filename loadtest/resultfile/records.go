@@ -40,6 +40,13 @@ type RecordFunc func(rec *loadtest.Record, itl []time.Duration, errMsg string) e
 // as a loadtest.Record: at most maxRequests of them, each key's value
 // within MaxHeadKey, every number checked; ctx bounds the whole decoding.
 func ReadRecords(ctx context.Context, path string, add RecordFunc) (*RecordFile, error) {
+	return ReadRecordsBuffered(ctx, path, 256<<10, add)
+}
+
+// ReadRecordsBuffered is ReadRecords reading through a buffer of bufSize
+// bytes: a reader of many files at once (bench merge's merged file)
+// keeps its memory by taking less for each.
+func ReadRecordsBuffered(ctx context.Context, path string, bufSize int, add RecordFunc) (*RecordFile, error) {
 	f, err := safefile.Open(path, math.MaxInt64)
 	if err != nil {
 		return nil, err
@@ -47,7 +54,7 @@ func ReadRecords(ctx context.Context, path string, add RecordFunc) (*RecordFile,
 	defer f.Close()
 	stop := context.AfterFunc(ctx, func() { f.Close() }) // a FIFO-like stall ends with ctx
 	defer stop()
-	rf, err := readRecords(ctx, bufio.NewReaderSize(f, 256<<10), add)
+	rf, err := readRecords(ctx, bufio.NewReaderSize(f, bufSize), add)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%v)", ctx.Err(), err)

@@ -4,5 +4,9 @@
 // its interval. How a point is run is the caller's (a callback), so the
 // sweep's logic is tested without a server.
 //
-// Imports: summary, stats. Never resultfile, compare, report or the driver.
+// WriteJSON writes the sweep's result file; CheckFlags and ParseRates read
+// the flags bench --sweep and bench merge share.
+//
+// Imports: summary, stats, workload (a rate's bounds). Never resultfile,
+// compare, report or the driver.
 package sweep

@@ -51,7 +51,7 @@ func mergeCLI(t *testing.T, args ...string) (int, string, string) {
 		t.Fatal(err)
 	}
 	var out, log bytes.Buffer
-	code, err := b.merge.main(t.Context(), &out, &log)
+	code, err := b.merge.Main(t.Context(), &out, &log)
 	if err != nil {
 		printError(&log, "error:", err)
 	}
@@ -132,6 +132,69 @@ func fileRequestsGaps(t *testing.T, path string) (planned map[int64]float64, ttf
 		}
 	}
 	return planned, ttfts, sched, maxITL, head
+}
+
+// fileOrder is a result file's requests as listed: index and end (s).
+func fileOrder(t *testing.T, path string) (idx []int64, end []float64) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Requests []struct {
+			Index int64   `json:"index"`
+			End   float64 `json:"end_s"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range f.Requests {
+		idx, end = append(idx, q.Index), append(end, q.End)
+	}
+	return idx, end
+}
+
+// checkMergedOrder checks that the merged file lists the requests as one
+// process does: in completion order, each shard's own order kept and
+// the shards interleaved by when each request ended (ties: the lower
+// shard), not shard after shard.
+func checkMergedOrder(t *testing.T, merged string, shards []string) {
+	t.Helper()
+	type seq struct {
+		idx []int64
+		end []float64
+	}
+	var ss []seq
+	for _, f := range shards {
+		idx, end := fileOrder(t, f)
+		ss = append(ss, seq{idx, end})
+	}
+	var want []int64
+	for {
+		best := -1
+		for s, q := range ss {
+			if len(q.idx) > 0 && (best < 0 || q.end[0] < ss[best].end[0]) {
+				best = s
+			}
+		}
+		if best < 0 {
+			break
+		}
+		want = append(want, ss[best].idx[0])
+		ss[best].idx, ss[best].end = ss[best].idx[1:], ss[best].end[1:]
+	}
+	got, end := fileOrder(t, merged)
+	if !slices.Equal(got, want) {
+		t.Errorf("merged file's requests by index:\n%v\nwant completion order across shards:\n%v", got, want)
+	}
+	for i := 1; i < len(end); i++ {
+		if end[i] < end[i-1] && int(got[i])%len(shards) != int(got[i-1])%len(shards) {
+			t.Errorf("merged file: request %d (end %.6f s) listed after request %d of another shard (end %.6f s)", got[i], end[i], got[i-1], end[i-1])
+			break
+		}
+	}
 }
 
 var syncedClock = shard.Clock{Source: "injected", Offset: 200_000, MaxError: 300_000}
@@ -235,6 +298,7 @@ func TestShardsUnionIsTheSingleRun(t *testing.T) {
 	if len(mergedTTFT) != 90 {
 		t.Fatalf("merged file: %d measured TTFTs", len(mergedTTFT))
 	}
+	checkMergedOrder(t, merged, files)
 	slices.Sort(unionTTFT)
 	for _, p := range []float64{50, 90, 99} {
 		want := stats.QuantileSorted(unionTTFT, p)
@@ -390,6 +454,6 @@ func TestBenchShardsManifestArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(b.merge.Files) != 4 || b.merge.MaxClockOffset != 50*time.Millisecond || b.merge.OutputJSON == "" {
-		t.Errorf("merge-args: %+v", b.merge.MergeConfig)
+		t.Errorf("merge-args: %+v", b.merge.Config)
 	}
 }

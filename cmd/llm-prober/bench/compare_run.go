@@ -79,7 +79,7 @@ func RunCompare(c *CompareConfig, out, log io.Writer) (int, error) {
 	if path := c.Report; path != "" {
 		h := &report.HTMLReport{Title: "bench compare: " + filepath.Base(c.New) + " against " + filepath.Base(c.Base),
 			Compare: &report.CompareView{Comparison: cmp, Base: base.Run, New: nw.Run}}
-		if err := writeHTML(path, h); err != nil {
+		if err := report.WriteHTMLFile(path, h); err != nil {
 			return ExitError, err
 		}
 		fmt.Fprintf(log, "wrote %s\n", path)

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/llm-prober/llm-prober/cmd/llm-prober/bench/mergecmd"
 	"github.com/llm-prober/llm-prober/cmd/llm-prober/internal/strictflag"
 	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest"
@@ -24,7 +25,7 @@ import (
 type Command struct {
 	cmd, runCmd *kingpin.CmdClause
 	compare     *compareFlags
-	merge       *mergeFlags
+	merge       *mergecmd.Command
 
 	Config
 }
@@ -108,27 +109,27 @@ func NewCommand(app *kingpin.Application) *Command {
 	addServerSweepFlags(c, &b.Servers)
 	b.Web = kingpinflag.AddFlags(c, "")
 	b.compare = newBenchCompareCmd(b.cmd)
-	b.merge = newBenchMergeCmd(b.cmd)
+	b.merge = mergecmd.NewCommand(b.cmd)
 	return b
 }
 
 // Handles reports whether the parsed command name is bench's.
 func (b *Command) Handles(cmd string) bool {
 	switch cmd {
-	case b.cmd.FullCommand(), b.runCmd.FullCommand(), b.compare.cmd.FullCommand(), b.merge.cmd.FullCommand():
+	case b.cmd.FullCommand(), b.runCmd.FullCommand(), b.compare.cmd.FullCommand(), b.merge.FullCommand():
 		return true
 	}
 	return false
 }
 
-// Execute runs the parsed bench command (a run or compare) and returns
+// Execute runs the parsed bench command (a run, compare or merge) and returns
 // the process's exit code.
 func (b *Command) Execute(cmd string) int {
 	switch cmd {
 	case b.compare.cmd.FullCommand():
 		return b.compare.run()
-	case b.merge.cmd.FullCommand():
-		return b.merge.run()
+	case b.merge.FullCommand():
+		return b.merge.Run()
 	}
 	return b.run()
 }

@@ -13,26 +13,6 @@ import (
 	"github.com/llm-prober/llm-prober/loadtest/workload"
 )
 
-// freshness is how each run's prompts are kept out of the server's prefix
-// cache, as vllm bench sweep does: a random seed per invocation (unless
-// --seed), a new seed per sweep point, a cache_salt per run on vLLM, and a
-// prefix-cache reset before each run where the server offers one. Off
-// with --no-fresh-prompts, and when the workload asks for sharing
-// (--prefix-tokens).
-type freshness struct {
-	// On: the prompts are out of this server's prefix cache: new to it (a
-	// random seed), salted, or the cache emptied first. A given --seed on
-	// a server with neither salt nor reset repeats an earlier run's
-	// prompts, which its cache may serve: not fresh.
-	On         bool  `json:"fresh"`
-	Seed       int64 `json:"seed"`
-	SeedRandom bool  `json:"seed_random"` // drawn at random: --seed Seed repeats the run
-	CacheSalt  bool  `json:"cache_salt"`
-	Reset      bool  `json:"prefix_cache_reset"`
-	asked      bool  // --fresh-prompts and no --prefix-tokens
-	reseeded   bool  // the workload draws other prompts with another seed
-}
-
 // freshAsked reports whether runs are to be kept out of the prefix cache.
 func (b *Config) freshAsked() bool { return b.FreshPrompts && b.PrefixTokens == 0 }
 
@@ -52,14 +32,14 @@ func (env *benchEnv) drawSeed() {
 
 // freshen sets run k's seed, workload and cache_salt in o, and resets the
 // server's prefix cache first where it can; it returns what it did.
-func (env *benchEnv) freshen(ctx context.Context, o *loadtest.Options, k int) freshness {
+func (env *benchEnv) freshen(ctx context.Context, o *loadtest.Options, k int) workload.Freshness {
 	b := env.b
-	f := freshness{Seed: b.Seed}
+	f := workload.Freshness{Seed: b.Seed}
 	if !b.freshAsked() {
 		return f
 	}
-	f.asked, f.Seed, f.SeedRandom = true, b.Seed+int64(k), env.seedRandom
-	_, f.reseeded = env.workload.(workload.Reseedable)
+	f.Asked, f.Seed, f.SeedRandom = true, b.Seed+int64(k), env.seedRandom
+	_, f.Reseeded = env.workload.(workload.Reseedable)
 	o.Seed, o.Workload = f.Seed, workload.Reseed(env.workload, f.Seed)
 	ok, err := false, error(nil)
 	if env.shard.Index == 0 { // one reset per run, not one per shard
@@ -77,7 +57,7 @@ func (env *benchEnv) freshen(ctx context.Context, o *loadtest.Options, k int) fr
 		body["cache_salt"] = workload.NewCacheSalt()
 		o.ExtraBody, f.CacheSalt = body, true
 	}
-	f.On = f.Reset || f.CacheSalt || (f.reseeded && f.SeedRandom)
+	f.On = f.Reset || f.CacheSalt || (f.Reseeded && f.SeedRandom)
 	return f
 }
 
@@ -97,42 +77,4 @@ func (env *benchEnv) isVLLM(ctx context.Context, resetOK bool) bool {
 	}
 	env.vllm = &v
 	return v
-}
-
-// String says what was used, for the report.
-func (f freshness) String() string {
-	return f.describe(fmt.Sprintf("seed %d", f.Seed), "", "")
-}
-
-// sweepString says what a sweep whose first point did f used.
-func (f freshness) sweepString() string {
-	return f.describe(fmt.Sprintf("seed %d + point number", f.Seed), " per point", " each point")
-}
-
-// describe says what was used; seed names the seed(s), per and each say
-// how often (a sweep's points).
-func (f freshness) describe(seed, per, each string) string {
-	if !f.asked {
-		return fmt.Sprintf("the same prompts every run (seed %d; --prefix-tokens or --no-fresh-prompts)", f.Seed)
-	}
-	how := ""
-	if f.SeedRandom {
-		how = fmt.Sprintf(" (random; --seed %d repeats it)", f.Seed)
-	}
-	salt := ", no cache_salt (the server takes none)"
-	if f.CacheSalt {
-		salt = ", a new cache_salt" + each
-	}
-	reset := ", no prefix-cache reset (the server offers none)"
-	if f.Reset {
-		reset = ", prefix cache reset before each run"
-		if per != "" {
-			reset = ", prefix cache reset before each point"
-		}
-	}
-	if !f.On {
-		return fmt.Sprintf("NOT fresh across runs: %s given, so the prompts repeat any earlier run with --seed %d, and this server (no cache_salt, no prefix-cache reset) may serve them from its prefix cache; drop --seed for a random one",
-			seed, f.Seed)
-	}
-	return "fresh" + per + ": " + seed + how + salt + reset
 }

@@ -1,10 +1,7 @@
 package bench
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/llm-prober/llm-prober/capacity"
@@ -14,15 +11,7 @@ import (
 
 // checkReport fails before the run, not after it, when --report cannot be
 // written: its directory must exist.
-func (b *Config) checkReport() error {
-	if b.Report == "" {
-		return nil
-	}
-	if st, err := os.Stat(filepath.Dir(b.Report)); err != nil || !st.IsDir() {
-		return fmt.Errorf("--report %s: no such directory %s", b.Report, filepath.Dir(b.Report))
-	}
-	return nil
-}
+func (b *Config) checkReport() error { return report.CheckHTMLPath(b.Report) }
 
 // view keeps what the HTML report draws of res (bounded, so a sweep keeps
 // one per point); nothing without --report.
@@ -39,22 +28,10 @@ func (env *benchEnv) writeReport(h *report.HTMLReport) error {
 		return nil
 	}
 	h.Title = fmt.Sprintf("%s — %s", env.target.Model, env.workload.Describe())
-	if err := writeHTML(env.b.Report, h); err != nil {
+	if err := report.WriteHTMLFile(env.b.Report, h); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.log, "wrote %s\n", env.b.Report)
-	return nil
-}
-
-// writeHTML writes h to path (--report of bench and of bench compare).
-func writeHTML(path string, h *report.HTMLReport) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := errors.Join(h.Write(f), f.Close()); err != nil {
-		return fmt.Errorf("--report: %w", err)
-	}
 	return nil
 }
 
@@ -72,22 +49,9 @@ func (env *benchEnv) writeSweepReport(sw *sweep.Sweep, views map[*sweep.Point]*r
 // last point).
 func (env *benchEnv) sweepHTML(sw *sweep.Sweep, views map[*sweep.Point]*report.RunView) *report.HTMLReport {
 	b := env.b
-	h := &report.HTMLReport{Sweep: sw}
+	h := report.NewSweepHTML(sw, views)
 	if sw.Knee != nil && (b.DailyRequests > 0 || b.PeakRPS > 0) {
 		h.Plan, _ = capacity.NewPlan(sw.KneeRate(), b.DailyRequests, b.PeakRPS, b.PeakToAverage, b.Headroom, b.GPUsPerReplica)
-	}
-	pick := sw.Knee
-	if pick == nil {
-		pick = sw.Above
-	}
-	if pick == nil {
-		pick = sw.FirstBad
-	}
-	if pick == nil {
-		pick = sw.Points[len(sw.Points)-1]
-	}
-	if v := views[pick]; v != nil {
-		h.Runs = []*report.RunView{v}
 	}
 	return h
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/llm-prober/llm-prober/cmd/llm-prober/bench/exitcode"
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest"
@@ -20,17 +21,12 @@ import (
 	"github.com/llm-prober/llm-prober/loadtest/workload"
 )
 
-// How a bench invocation ends besides 0 (success); the command exits
-// with it.
+// How a bench invocation ends besides 0 (success): exitcode's codes.
 const (
-	ExitError    = 1 // a run error, or an interrupt (the partial report is still printed and written)
-	ExitBadInput = 2 // a bad setting, checked before anything runs, or a bad trace, dataset or workload file
-	ExitFailOn   = 3 // a --fail-on condition held
-	// ExitFailed: the run's failures void it: no request succeeded, more
-	// than MaxFailedShare of a single run's requests failed, no rate of
-	// a sweep met the knee's SLO attainment, or every rate met it (the knee is
-	// above the top rate: a lower bound, no knee).
-	ExitFailed = 4
+	ExitError    = exitcode.Error
+	ExitBadInput = exitcode.BadInput
+	ExitFailOn   = exitcode.FailOn
+	ExitFailed   = exitcode.Failed
 )
 
 // errNotStarted: an interrupt came before the run sent its first request
@@ -70,7 +66,7 @@ type benchEnv struct {
 // benchResult is one run with its analysis.
 type benchResult struct {
 	run     *loadtest.Run
-	fresh   freshness // how its prompts were kept out of the prefix cache
+	fresh   workload.Freshness // how its prompts were kept out of the prefix cache
 	report  *summary.Report
 	server  serverwatch.ServerReport
 	verdict summary.Verdict
@@ -204,7 +200,7 @@ func (env *benchEnv) execute(ctx context.Context, rate float64, concurrency int,
 
 // executeWith runs o; with jsonPath, it writes the aggregate and every
 // request there (a sweep point's kind, if any, and bottleneck first).
-func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label, jsonPath, kind string, f freshness) (*benchResult, error) {
+func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label, jsonPath, kind string, f workload.Freshness) (*benchResult, error) {
 	b := env.b
 	if mode := b.Progress; mode != "off" {
 		pp := &report.ProgressPrinter{W: env.rawLog, Terminal: mode == "bar" || (mode == "auto" && b.LogIsTerminal), Label: label}
@@ -273,9 +269,9 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 		}
 		head = append(append(head, res.report.VLLMKeys()...),
 			summary.KV{Key: "model_id", Value: env.target.Model},
-			summary.KV{Key: "backend", Value: vllmBackend(b.API)},
-			summary.KV{Key: "endpoint_type", Value: vllmBackend(b.API)},
-			summary.KV{Key: "label", Value: nilIfEmpty(b.Label)},
+			summary.KV{Key: "backend", Value: resultfile.Backend(b.API)},
+			summary.KV{Key: "endpoint_type", Value: resultfile.Backend(b.API)},
+			summary.KV{Key: "label", Value: resultfile.Label(b.Label)},
 			summary.KV{Key: "llm_prober_prompt_sizing", Value: env.sizing.Describe()},
 			summary.KV{Key: "llm_prober_prompts", Value: f},
 			summary.KV{Key: "llm_prober_server", Value: res.server},
@@ -299,37 +295,12 @@ func (env *benchEnv) executeWith(ctx context.Context, o loadtest.Options, label,
 
 // failOn checks the --fail-on conditions; ExitFailOn if any holds.
 func (env *benchEnv) failOn(rep *summary.Report) int {
-	code := 0
-	for _, c := range env.conds {
-		holds, got, err := c.Check(rep)
-		switch {
-		case err != nil:
-			fmt.Fprintln(env.log, err)
-			code = ExitFailOn
-		case holds:
-			basis := ""
-			if rep.Basis == summary.BasisSchedule {
-				basis = "; latency and SLO attainment counted from the schedule"
-			}
-			fmt.Fprintf(env.log, "fail-on %s holds (%s = %g%s)\n", c.Src, c.Key, got, basis)
-			code = ExitFailOn
-		}
+	lines := summary.FailOn(env.conds, rep)
+	for _, l := range lines {
+		fmt.Fprintln(env.log, l)
 	}
-	return code
-}
-
-// vllmBackend is vllm bench's name for the endpoint used.
-func vllmBackend(api string) string {
-	if api == "completions" {
-		return "openai"
+	if len(lines) > 0 {
+		return ExitFailOn
 	}
-	return "openai-chat"
-}
-
-// nilIfEmpty is s, or JSON null when empty (vllm bench's unset --label).
-func nilIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
+	return 0
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/llm-prober/llm-prober/capacity"
 	"github.com/llm-prober/llm-prober/loadtest/summary"
+	"github.com/llm-prober/llm-prober/loadtest/sweep"
+	"github.com/llm-prober/llm-prober/loadtest/workload"
 )
 
 // parseFlags reads and checks every flag before anything runs (exit 2 on
@@ -23,7 +25,7 @@ func (env *benchEnv) parseFlags() error {
 	if _, _, err := b.warmupSpec(); err != nil {
 		return err
 	}
-	if env.rate, err = parseRate(b.Rate); err != nil {
+	if env.rate, err = workload.ParseRate(b.Rate); err != nil {
 		return fmt.Errorf("--request-rate: %w", err)
 	}
 	if b.Temperature != "" {
@@ -73,24 +75,9 @@ func (env *benchEnv) parseFlags() error {
 // --percentiles, --fail-on): bench's and bench merge's.
 func (env *benchEnv) parseDecide() error {
 	b := env.b
-	var err error
-	if env.slo, err = summary.ParseSLO(b.Goodput); err != nil {
-		return fmt.Errorf("--%w", err)
-	}
-	if env.ps, err = parsePercentiles(b.Percentiles); err != nil {
-		return err
-	}
-	for _, s := range b.FailOn {
-		c, err := summary.ParseCondition(s)
-		if err != nil {
-			return err
-		}
-		if err := c.Resolve(env.ps, env.slo); err != nil {
-			return err
-		}
-		env.conds = append(env.conds, c)
-	}
-	return nil
+	d, err := summary.ParseDecide(b.Goodput, b.Percentiles, b.FailOn)
+	env.slo, env.ps, env.conds = d.SLO, d.Percentiles, d.Conds
+	return err
 }
 
 // checkWorkload checks the dataset flags.
@@ -117,24 +104,18 @@ func (env *benchEnv) parseSweep() error {
 	switch {
 	case b.SweepSteps < 1:
 		return errors.New("--sweep-steps must be at least 1")
-	case b.SweepRefine < 0:
-		return errors.New("--sweep-refine cannot be negative")
 	case b.MinSamples < 0:
 		return errors.New("--min-samples cannot be negative")
-	case !(b.KneeGoodput > 0 && b.KneeGoodput <= 100):
-		return fmt.Errorf("--knee-goodput %g is not a percentage in (0, 100]", b.KneeGoodput)
+	}
+	if err := sweep.CheckFlags(b.SweepRefine, b.KneeGoodput); err != nil {
+		return err
 	}
 	if b.Rates == "" {
 		return nil
 	}
-	for _, f := range strings.Split(b.Rates, ",") {
-		r, err := parseRate(strings.TrimSpace(f))
-		if err != nil || math.IsInf(r, 1) {
-			return fmt.Errorf("--rates: %q is not a finite positive rate", f)
-		}
-		env.rates = append(env.rates, r)
-	}
-	return nil
+	var err error
+	env.rates, err = sweep.ParseRates(b.Rates)
+	return err
 }
 
 // checkPlan checks the capacity-plan flags when a plan is asked for: one

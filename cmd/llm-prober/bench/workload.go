@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -152,32 +151,4 @@ func (b *Config) warmupSpec() (int, time.Duration, error) {
 		return 0, 0, fmt.Errorf("--warmup %q is neither a number of requests nor a duration", b.Warmup)
 	}
 	return 0, d, nil
-}
-
-// parseRate reads a rate: a positive number or inf.
-func parseRate(s string) (float64, error) {
-	if strings.EqualFold(s, "inf") {
-		return math.Inf(1), nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v <= 0 || math.IsNaN(v) {
-		return 0, fmt.Errorf("rate %q is not a positive number or inf", s)
-	}
-	if v < workload.MinRate { // the gaps would overflow the run's clock
-		return 0, fmt.Errorf("rate %q is below %g req/s", s, workload.MinRate)
-	}
-	return v, nil
-}
-
-// parsePercentiles reads "50,90,99.9".
-func parsePercentiles(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || v <= 0 || v >= 100 {
-			return nil, fmt.Errorf("--percentiles: %q is not in (0, 100)", f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

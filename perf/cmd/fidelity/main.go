@@ -44,6 +44,7 @@ type opts struct {
 	spread    time.Duration
 	mode      string
 	rounds    int
+	client    string // daemon or bench
 }
 
 func main() {
@@ -58,11 +59,16 @@ func main() {
 	flag.DurationVar(&o.spread, "spread", time.Second, "stream starts are spread evenly over this window")
 	flag.StringVar(&o.mode, "mode", "inprocess", "inprocess or subprocess")
 	flag.IntVar(&o.rounds, "rounds", 1, "repeat each configuration this many times (figures are per round)")
+	flag.StringVar(&o.client, "client", "daemon", "HTTP client: daemon (prober.NewClient, as the scheduler builds it) or bench (prober.NewLoadClient, as llm-prober bench builds it)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	if *serveMock != "" {
 		serve(*serveMock, o)
 		return
+	}
+	if o.client != "daemon" && o.client != "bench" {
+		fmt.Fprintf(os.Stderr, "bad -client %q: want daemon or bench\n", o.client)
+		os.Exit(2)
 	}
 	for _, f := range strings.Split(*streams, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -72,8 +78,8 @@ func main() {
 		}
 		o.streams = append(o.streams, n)
 	}
-	fmt.Printf("# fidelity mode=%s tokens=%d ttft=%v itl=%v spread=%v GOMAXPROCS=%d load=%s\n",
-		o.mode, o.tokens, o.ttft, o.itl, o.spread, runtime.GOMAXPROCS(0), harness.LoadAvg())
+	fmt.Printf("# fidelity mode=%s client=%s tokens=%d ttft=%v itl=%v spread=%v GOMAXPROCS=%d load=%s\n",
+		o.mode, o.client, o.tokens, o.ttft, o.itl, o.spread, runtime.GOMAXPROCS(0), harness.LoadAvg())
 	fmt.Printf("%-10s %6s %8s | %-30s | %-30s | %-30s | %s\n", "mode", "streams", "round",
 		"TTFT err p50/p99/max", "ITL err p50/p99/max (abs)", "E2EL err p50/p99/max", "chunks/s, CPU")
 	if *cpuProfile != "" {
@@ -187,8 +193,13 @@ func runOne(o opts, streams, round int) bool {
 
 	target := &config.Target{Name: "t", URL: url, Model: "mock-model"}
 	// The product's client, as the scheduler builds it (kernel receive
-	// times included).
-	client, err := prober.NewClient(target, time.Minute)
+	// times included), or as bench does: the same semantics with smaller
+	// per-connection buffers (httpclient.NewLean).
+	newClient := prober.NewClient
+	if o.client == "bench" {
+		newClient = prober.NewLoadClient
+	}
+	client, err := newClient(target, time.Minute)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return false

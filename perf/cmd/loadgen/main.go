@@ -112,9 +112,14 @@ type reading struct {
 	itl   []time.Duration
 }
 
+// benchKeepAlive is llm-prober bench's (cmd/llm-prober/bench).
+const benchKeepAlive = 90 * time.Second
+
 func runLoadtest(o opts, url string) *result {
 	t := &config.Target{Name: "t", URL: url, Model: "mock-model"}
-	client, err := prober.NewClient(t, time.Minute)
+	// bench's own client (httpclient.NewLean's buffers) and keep-alive,
+	// so that the figures are bench's.
+	client, err := prober.NewLoadClient(t, benchKeepAlive)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -1,4 +1,4 @@
-package bench
+package mergecmd
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/llm-prober/llm-prober/cmd/llm-prober/bench/exitcode"
 	"github.com/llm-prober/llm-prober/internal/textfmt"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/loadtest/merge"
@@ -18,8 +19,8 @@ import (
 	"github.com/llm-prober/llm-prober/prober"
 )
 
-// MergeConfig is one `llm-prober bench merge`.
-type MergeConfig struct {
+// Config is one `llm-prober bench merge`.
+type Config struct {
 	Files          []string
 	MaxClockOffset time.Duration // --max-clock-offset
 	Timeout        time.Duration // --timeout: reading every file
@@ -34,27 +35,27 @@ type MergeConfig struct {
 	KneeGoodput float64
 }
 
-// RunMerge merges the shard files, prints the report of their union
-// with the shards' clocks, and ends as the one run would have: the
-// --fail-on and goodput the shards ran with decide.
-func RunMerge(ctx context.Context, mc *MergeConfig, out, log io.Writer) (int, error) {
+// Run merges the shard files, prints the report of their union with
+// the shards' clocks, and ends as the one run would have: the --fail-on
+// and goodput the shards ran with decide (exitcode's codes).
+func Run(ctx context.Context, mc *Config, out, log io.Writer) (int, error) {
 	out, log = textfmt.NewSafeWriter(out), textfmt.NewSafeWriter(log)
 	if mc.MaxClockOffset < 0 || mc.Timeout <= 0 {
-		return ExitBadInput, errors.New("--max-clock-offset cannot be negative, --timeout must be positive")
+		return exitcode.BadInput, errors.New("--max-clock-offset cannot be negative, --timeout must be positive")
 	}
-	if err := (&Config{Report: mc.Report}).checkReport(); err != nil {
-		return ExitBadInput, err
+	if err := report.CheckHTMLPath(mc.Report); err != nil {
+		return exitcode.BadInput, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, mc.Timeout)
 	defer cancel()
 	groups, err := merge.GroupByRate(rctx, mc.Files)
 	if err != nil {
-		return ExitBadInput, err
+		return exitcode.BadInput, err
 	}
 	if len(groups) > 1 || len(mc.Rates) > 0 {
 		return runMergeSweep(rctx, mc, groups, out, log)
 	}
-	m, env, res, code, err := mergeRun(rctx, mc, mc.Files, out, log)
+	m, res, code, err := mergeRun(rctx, mc, mc.Files, log)
 	if err != nil {
 		return code, err
 	}
@@ -62,54 +63,62 @@ func RunMerge(ctx context.Context, mc *MergeConfig, out, log io.Writer) (int, er
 	report.WriteText(res.report, out)
 	report.WriteUncertainty(res.report, out)
 	report.WriteServer(&res.server, out, res.verdict)
-	env.writeExtra(res)
+	writeExtra(res, out)
 	if mc.OutputJSON != "" {
 		if err := writeMerged(rctx, m, res, mc.OutputJSON, ""); err != nil {
-			return ExitError, err
+			return exitcode.Error, err
 		}
 		fmt.Fprintf(log, "wrote %s\n", mc.OutputJSON)
 	}
 	if mc.OutputCSV != "" {
 		if err := writeCSV(rctx, m, mc.OutputCSV); err != nil {
-			return ExitError, fmt.Errorf("--output-csv: %w", err)
+			return exitcode.Error, fmt.Errorf("--output-csv: %w", err)
 		}
 		fmt.Fprintf(log, "wrote %s\n", mc.OutputCSV)
 	}
 	if mc.Report != "" {
 		h := &report.HTMLReport{Runs: []*report.RunView{report.NewRunView("", m.Run, res.report, res.server, res.verdict)},
 			Title: fmt.Sprintf("%s — %s (%d shards)", d.Model, m.Run.Opts.Workload.Describe(), len(m.Shards))}
-		if err := writeHTML(mc.Report, h); err != nil {
-			return ExitError, err
+		if err := report.WriteHTMLFile(mc.Report, h); err != nil {
+			return exitcode.Error, err
 		}
 		fmt.Fprintf(log, "wrote %s\n", mc.Report)
 	}
-	if code := env.failOn(res.report); code != 0 {
+	if code := failOn(res.decide.Conds, res.report, log); code != 0 {
 		return code, nil
 	}
 	if failing, why := res.report.Failing(); failing {
-		return ExitFailed, errors.New(why)
+		return exitcode.Failed, errors.New(why)
 	}
 	return 0, nil
 }
 
+// result is one merged run with its analysis.
+type result struct {
+	decide  summary.Decide // the shards' --goodput, --percentiles and --fail-on
+	report  *summary.Report
+	server  serverwatch.ServerReport
+	verdict summary.Verdict
+	extra   *serverwatch.ExtraReport // shard 0's --extra-metrics-url
+}
+
 // mergeRun merges one run's shard files and judges the union as the one
 // run would have been judged; on error, the exit code.
-func mergeRun(ctx context.Context, mc *MergeConfig, files []string, out, log io.Writer) (*merge.Result, *benchEnv, *benchResult, int, error) {
+func mergeRun(ctx context.Context, mc *Config, files []string, log io.Writer) (*merge.Result, *result, int, error) {
 	m, err := merge.Read(ctx, files, merge.Options{MaxOffset: mc.MaxClockOffset})
 	if err != nil {
 		if errors.As(err, new(merge.ShardError)) {
-			return nil, nil, nil, ExitFailed, err
+			return nil, nil, exitcode.Failed, err
 		}
-		return nil, nil, nil, ExitBadInput, err
+		return nil, nil, exitcode.BadInput, err
 	}
 	d := m.Shards[0].Decide
-	env := &benchEnv{b: &Config{Goodput: d.Goodput, Percentiles: d.Percentiles, FailOn: d.FailOn, Label: d.Label,
-		OutputJSON: mc.OutputJSON, Report: mc.Report}, out: out, log: log}
-	if err := env.parseDecide(); err != nil {
-		return nil, nil, nil, ExitBadInput, fmt.Errorf("%s: %s: %w", m.Paths[0], merge.Key, err)
+	dec, err := summary.ParseDecide(d.Goodput, d.Percentiles, d.FailOn)
+	if err != nil {
+		return nil, nil, exitcode.BadInput, fmt.Errorf("%s: %s: %w", m.Paths[0], merge.Key, err)
 	}
 	writeShards(m, log)
-	res := &benchResult{run: m.Run, report: summary.Summarize(m.Run, env.slo, env.ps)}
+	res := &result{decide: dec, report: summary.Summarize(m.Run, dec.SLO, dec.Percentiles)}
 	res.server = headServer(m)
 	summary.AttachServer(&res.server, res.report)
 	res.verdict = summary.Judge(res.report, &res.server)
@@ -119,7 +128,27 @@ func mergeRun(ctx context.Context, mc *MergeConfig, files []string, out, log io.
 			res.extra = nil
 		}
 	}
-	return m, env, res, 0, nil
+	return m, res, 0, nil
+}
+
+// writeExtra prints the run's extra metrics, if any.
+func writeExtra(res *result, out io.Writer) {
+	if res.extra != nil {
+		report.WriteExtra(res.extra, out, "Extra metrics during the run")
+	}
+}
+
+// failOn prints the --fail-on conditions that hold; exitcode.FailOn if
+// any does.
+func failOn(conds []summary.Condition, rep *summary.Report, log io.Writer) int {
+	lines := summary.FailOn(conds, rep)
+	for _, l := range lines {
+		fmt.Fprintln(log, l)
+	}
+	if len(lines) > 0 {
+		return exitcode.FailOn
+	}
+	return 0
 }
 
 // writeShards prints each shard's clock, start lag and send lag: the
@@ -152,23 +181,16 @@ func headServer(m *merge.Result) serverwatch.ServerReport {
 	return s
 }
 
-// replay hands every shard's requests to add, read again one at a time
-// (memory stays that of the records), shard after shard.
+// replay hands every shard's requests to add in the union's order, the
+// order one process lists them (merge.Replay).
 func replay(ctx context.Context, m *merge.Result, add func(*loadtest.Record, *prober.Result)) error {
-	for _, p := range m.Paths {
-		_, err := resultfile.ReadRecords(ctx, p, func(rec *loadtest.Record, itl []time.Duration, msg string) error {
-			r := &prober.Result{ITL: itl, Reason: rec.Reason}
-			if msg != "" {
-				r.Err = errors.New(msg)
-			}
-			add(rec, r)
-			return nil
-		})
-		if err != nil {
-			return err
+	return merge.Replay(ctx, m, func(rec *loadtest.Record, itl []time.Duration, msg string) {
+		r := &prober.Result{ITL: itl, Reason: rec.Reason}
+		if msg != "" {
+			r.Err = errors.New(msg)
 		}
-	}
-	return nil
+		add(rec, r)
+	})
 }
 
 // writeCSV writes --output-csv: every request, a row each.
@@ -186,10 +208,10 @@ func writeCSV(ctx context.Context, m *merge.Result, path string) error {
 }
 
 // writeMerged writes the merged result file: the aggregate of the union
-// and every shard's requests, shard after shard.
+// and every shard's requests, in the order one process lists them.
 // A sweep point's kind, if any, and bottleneck come first, as bench
 // --sweep writes them.
-func writeMerged(ctx context.Context, m *merge.Result, res *benchResult, path, kind string) error {
+func writeMerged(ctx context.Context, m *merge.Result, res *result, path, kind string) error {
 	jo, err := resultfile.NewJSONOut()
 	if err != nil {
 		return err
@@ -205,9 +227,9 @@ func writeMerged(ctx context.Context, m *merge.Result, res *benchResult, path, k
 	}
 	head = append(append(head, res.report.VLLMKeys()...),
 		summary.KV{Key: "model_id", Value: d.Model},
-		summary.KV{Key: "backend", Value: vllmBackend(m.Shards[0].Spec.API)},
-		summary.KV{Key: "endpoint_type", Value: vllmBackend(m.Shards[0].Spec.API)},
-		summary.KV{Key: "label", Value: nilIfEmpty(d.Label)},
+		summary.KV{Key: "backend", Value: resultfile.Backend(m.Shards[0].Spec.API)},
+		summary.KV{Key: "endpoint_type", Value: resultfile.Backend(m.Shards[0].Spec.API)},
+		summary.KV{Key: "label", Value: resultfile.Label(d.Label)},
 		summary.KV{Key: "llm_prober_server", Value: res.server},
 		summary.KV{Key: "llm_prober_verdict", Value: res.verdict},
 		summary.KV{Key: "llm_prober_merged_shards", Value: m.Shards},

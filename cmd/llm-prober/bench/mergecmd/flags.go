@@ -1,23 +1,28 @@
-package bench
+package mergecmd
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/llm-prober/llm-prober/internal/textfmt"
 )
 
-// mergeFlags are the flags of `llm-prober bench merge`.
-type mergeFlags struct {
+// Command is `llm-prober bench merge`: its flags, set into the Config
+// that runs it.
+type Command struct {
 	cmd *kingpin.CmdClause
-	MergeConfig
+	Config
 }
 
-func newBenchMergeCmd(parent *kingpin.CmdClause) *mergeFlags {
-	c := &mergeFlags{}
+// NewCommand registers `merge` under parent (bench's command).
+func NewCommand(parent *kingpin.CmdClause) *Command {
+	c := &Command{}
 	c.cmd = parent.Command("merge", "Merge the --output-json files of one sharded run (--shard 0/N … N-1/N), or of one sharded run per rate of a sweep, into one report, every statistic recomputed from the union of their requests as if one process had run it; exit 2 if the files are not shards of one run, 4 if a shard is missing, failed or its clock is off by more than --max-clock-offset, else bench's exit codes (3 --fail-on, 4 failures).")
 	c.cmd.Arg("shards", "The shards' --output-json files.").Required().StringsVar(&c.Files)
 	c.cmd.Flag("max-clock-offset", "Refuse shards whose clock may be off by more than this (|offset| + max error, from the kernel's NTP state when each started); 0 merges whatever the clocks and marks the run not comparable when one is unknown.").Default("50ms").DurationVar(&c.MaxClockOffset)
@@ -31,16 +36,22 @@ func newBenchMergeCmd(parent *kingpin.CmdClause) *mergeFlags {
 	return c
 }
 
-func (c *mergeFlags) run() int {
+// FullCommand is the parsed command's name when merge was asked for.
+func (c *Command) FullCommand() string { return c.cmd.FullCommand() }
+
+// Run runs the parsed command and returns the process's exit code.
+func (c *Command) Run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code, err := c.main(ctx, os.Stdout, os.Stderr)
+	code, err := c.Main(ctx, os.Stdout, os.Stderr)
 	if err != nil {
-		printError(os.Stderr, "llm-prober bench merge:", err)
+		// An error may quote a file: escaped (textfmt.Safe), as bench's.
+		fmt.Fprintln(os.Stderr, "llm-prober bench merge:", textfmt.Safe(err.Error()))
 	}
 	return code
 }
 
-func (c *mergeFlags) main(ctx context.Context, out, log io.Writer) (int, error) {
-	return RunMerge(ctx, &c.MergeConfig, out, log)
+// Main runs the merge the flags describe, reporting to out and log.
+func (c *Command) Main(ctx context.Context, out, log io.Writer) (int, error) {
+	return Run(ctx, &c.Config, out, log)
 }
