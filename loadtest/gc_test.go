@@ -14,7 +14,8 @@ func TestGCPercentFor(t *testing.T) {
 	}{
 		{0, 0, gcMaxPct},
 		{2 << 20, 1 << 20, gcMaxPct}, // small heap: as the old GOGC=400
-		{16 << 20, 0, 100},           // 16 MiB of headroom
+		{16 << 20, 0, 150},           // 24 MiB of headroom
+		{32 << 20, 0, 50},            // 16 MiB
 		{40 << 20, 5 << 20, 35},      // 1,400 streams (issue 35): still 16 MiB
 		{56 << 20, 8 << 20, 25},      // 64 MiB: 16 MiB, where the growth starts
 		{128 << 20, 0, 37},           // 48 MiB
@@ -26,17 +27,20 @@ func TestGCPercentFor(t *testing.T) {
 	}
 }
 
-// TestGCHeadroomNeverShrinks: a larger heap never gets less headroom in
-// bytes (so a growing run never collects more often), and never more
-// than half of it.
-func TestGCHeadroomNeverShrinks(t *testing.T) {
+// TestGCHeapGoalNeverFalls: a larger heap never gets a lower heap goal,
+// nor less than 16 MiB of headroom (but for GOGC's cap of 400), nor (past 64 MiB) more than half of
+// itself; from 32 to 64 MiB the headroom is 16 MiB.
+func TestGCHeapGoalNeverFalls(t *testing.T) {
 	prev := uint64(0)
 	for base := uint64(1 << 20); base <= 4<<30; base += base / 64 {
-		h := uint64(gcPercentFor(base, 0)) * base / 100
-		if h+base/100 < prev || (base > 64<<20 && h > base/2) {
-			t.Fatalf("headroom %d MiB at %d MiB live (was %d MiB)", h>>20, base>>20, prev>>20)
+		pct := gcPercentFor(base, 0)
+		h := uint64(pct) * base / 100
+		goal := base + h
+		if goal+base/100 < prev || (pct < gcMaxPct && h+base/100 < gcHeadroom) || (base > 64<<20 && h > base/2) ||
+			(base >= 32<<20 && base <= 64<<20 && h > gcHeadroom) {
+			t.Fatalf("headroom %d MiB at %d MiB live (goal was %d MiB)", h>>20, base>>20, prev>>20)
 		}
-		prev = h
+		prev = goal
 	}
 }
 
