@@ -1,22 +1,29 @@
 package loadtest
 
-// blocks is an append-only list of int64 kept in fixed-size blocks: it
-// grows without the copies of a doubling slice, whose old and new arrays
-// are both live while it grows (at 1.3 M token times: 10 MB live, up to
-// 23 MB while growing, during the run when the streams need the memory).
+import "encoding/binary"
+
+// blocks is an append-only list of int64 (token arrival times) kept as
+// varint differences from the previous value in fixed-size byte blocks.
+// Fixed blocks grow without the copies of a doubling slice, whose old and
+// new arrays are both live while it grows (at 1.3 M token times: 10 MB
+// live, up to 23 MB while growing, during the run when the streams need
+// the memory). Differences, because a request's tokens arrive tens of
+// milliseconds apart: 4 bytes a token instead of 8 (issue 35), and exact.
 type blocks struct {
-	b [][]int64
-	n int
+	b    [][]byte
+	n    int
+	last int64
 }
 
-const blockLen = 1 << 16 // 512 KiB
+const blockBytes = 1 << 18 // 256 KiB
 
 func (l *blocks) add(v int64) {
-	if len(l.b) == 0 || len(l.b[len(l.b)-1]) == blockLen {
-		l.b = append(l.b, make([]int64, 0, blockLen))
+	if len(l.b) == 0 || cap(l.b[len(l.b)-1])-len(l.b[len(l.b)-1]) < binary.MaxVarintLen64 {
+		l.b = append(l.b, make([]byte, 0, blockBytes))
 	}
 	last := &l.b[len(l.b)-1]
-	*last = append(*last, v)
+	*last = binary.AppendVarint(*last, v-l.last) // wraps like the decoder's sum
+	l.last = v
 	l.n++
 }
 
@@ -27,8 +34,14 @@ func (l *blocks) flatten() []int64 {
 		return nil
 	}
 	out := make([]int64, 0, l.n)
+	var v int64
 	for _, b := range l.b {
-		out = append(out, b...)
+		for len(b) > 0 {
+			d, k := binary.Varint(b)
+			v += d
+			out = append(out, v)
+			b = b[k:]
+		}
 	}
 	*l = blocks{}
 	return out
