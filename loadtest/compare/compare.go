@@ -147,7 +147,7 @@ var latencyStats = []float64{-1, 50, 90, 99}
 func compareLatency(rows map[string]*CompareRow, base, nw *resultfile.RunFile, f string, alpha float64) {
 	var diffs []stats.QuantileDiff
 	if ga, gb := grouped(base, f), grouped(nw, f); ga != nil && gb != nil {
-		diffs = stats.BlockDiffs(ga, gb, latencyStats, alpha)
+		diffs = stats.BatchDiffs(ga, gb, latencyStats, alpha)
 	}
 	a, b := sortedCopy(samples(base, f)), sortedCopy(samples(nw, f))
 	for i, s := range summary.CompareStats {
@@ -159,7 +159,7 @@ func compareLatency(rows map[string]*CompareRow, base, nw *resultfile.RunFile, f
 		}
 		if diffs != nil && !math.IsNaN(diffs[i].Lo) {
 			q := diffs[i]
-			r.Test, r.PValue, r.CILow, r.CIHigh = "block-bootstrap", summary.Num(q.PValue), summary.Num(q.Lo), summary.Num(q.Hi)
+			r.Test, r.PValue, r.CILow, r.CIHigh = "batch-means", summary.Num(q.PValue), summary.Num(q.Lo), summary.Num(q.Hi)
 		}
 	}
 }
@@ -275,8 +275,9 @@ func (r *CompareRow) judge(alpha float64) {
 	}
 	r.Worse = (*r.Delta > 0) == r.higherWorse && *r.Delta != 0
 	switch {
-	case r.CILow != nil: // the interval at 1 − alpha leaves out 0
-		r.Significant = *r.CILow > 0 || *r.CIHigh < 0
+	case r.CILow != nil || r.CIHigh != nil || r.Test == "batch-means":
+		// The interval at 1 − alpha leaves out 0 (a nil end: unbounded).
+		r.Significant = (r.CILow != nil && *r.CILow > 0) || (r.CIHigh != nil && *r.CIHigh < 0)
 	case r.PValue != nil:
 		r.Significant = *r.PValue < alpha
 	}

@@ -47,8 +47,8 @@ func (c *Comparison) WriteText(w io.Writer) {
 			p = fmt.Sprintf("%.3g", *r.PValue)
 		}
 		var notes []string
-		if r.CILow != nil {
-			notes = append(notes, fmt.Sprintf("%g%% CI [%+.2f, %+.2f]", 100*(1-c.Alpha), *r.CILow, *r.CIHigh))
+		if r.CILow != nil || r.CIHigh != nil {
+			notes = append(notes, fmt.Sprintf("%g%% CI [%s, %s]", 100*(1-c.Alpha), ciEnd(r.CILow, "-inf"), ciEnd(r.CIHigh, "+inf")))
 		}
 		switch {
 		case r.Significant && r.Worse:
@@ -92,4 +92,13 @@ func lagList(x []float64) string {
 		parts[i] = fmt.Sprintf("%.1f", v)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ciEnd is an interval's end, or unbounded (the run's extreme values
+// bound nothing: too few effective requests for that percentile).
+func ciEnd(v *float64, none string) string {
+	if v == nil {
+		return none
+	}
+	return fmt.Sprintf("%+.2f", *v)
 }

@@ -51,9 +51,9 @@ type Percentile struct {
 // ExactStatsCI is ExactStats with the p99 interval: values are in time
 // order (the interval resamples blocks of neighbours, O(n) each).
 func ExactStatsCI(values []float64, ps []float64) Stats {
-	lo, hi := BlockQuantileCI(values, 99, 0x703939)
+	e := GroupedOf(values).BatchEstimate(99, CILevel)
 	s := ExactStats(values, ps)
-	s.P99Low, s.P99High = lo, hi
+	s.P99Low, s.P99High = e.Lo, e.Hi
 	return s
 }
 
