@@ -47,7 +47,7 @@ func (c *Comparison) WriteText(w io.Writer) {
 			p = fmt.Sprintf("%.3g", *r.PValue)
 		}
 		var notes []string
-		if r.CILow != nil || r.CIHigh != nil {
+		if r.CILow != nil || r.CIHigh != nil || (r.Test == "batch-means" && r.PValue != nil) {
 			notes = append(notes, fmt.Sprintf("%g%% CI [%s, %s]", 100*(1-c.Alpha), ciEnd(r.CILow, "-inf"), ciEnd(r.CIHigh, "+inf")))
 		}
 		switch {

@@ -185,10 +185,10 @@ func TestBenchCLISweepMinSamples(t *testing.T) {
 	}
 	var res struct {
 		Points []struct {
-			N        int       `json:"num_prompts"`
+			N        int        `json:"num_prompts"`
 			CI       []*float64 `json:"llm_prober_p99_ttft_ci95_ms"`
-			P99      float64   `json:"p99_ttft_ms"`
-			Warnings []string  `json:"llm_prober_sample_warnings"`
+			P99      float64    `json:"p99_ttft_ms"`
+			Warnings []string   `json:"llm_prober_sample_warnings"`
 		} `json:"points"`
 	}
 	readJSON(t, out, &res)
