@@ -30,7 +30,7 @@ type CompareRow struct {
 	New          *float64 `json:"new"`
 	Delta        *float64 `json:"delta"`
 	DeltaPercent *float64 `json:"delta_percent"`
-	// Test is block-bootstrap (latencies of single runs), welch-t
+	// Test is batch-means (latencies of single runs), welch-t
 	// (--num-runs summaries: across the runs' values), two-proportion
 	// (shares of single runs), or none (one number per run: nothing to
 	// test it against).
@@ -135,12 +135,12 @@ func lagP99(rf *resultfile.RunFile) []float64 {
 	return []float64{stats.QuantileSorted(sortedCopy(rf.SendLag), 99)}
 }
 
-// latencyStats are the statistics of CompareStats as BlockDiffs reads
+// latencyStats are the statistics of CompareStats as BatchDiffs reads
 // them: −1 for the mean, else the percentile.
 var latencyStats = []float64{-1, 50, 90, 99}
 
 // compareLatency fills the rows of latency family f (ttft, tpot, itl,
-// e2el, max_itl): values, and the block bootstrap of each difference
+// e2el, max_itl): values, and the batch-means test of each difference
 // over the requests in time order (ITL: over their pooled gaps, so a
 // tail-only stall moves p99 ITL's test, not just its value; max_itl:
 // over each request's worst gap, a value per request like TTFT).
@@ -179,7 +179,7 @@ func samples(rf *resultfile.RunFile, f string) []float64 {
 	return rf.ITLMean
 }
 
-// grouped is family f of rf as the block bootstrap reads it: a value per
+// grouped is family f of rf as the batch-means test reads it: a value per
 // request, or for ITL each request's gaps; nil without two requests (or
 // with the gaps dropped).
 func grouped(rf *resultfile.RunFile, f string) *stats.Grouped {

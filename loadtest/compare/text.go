@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/llm-prober/llm-prober/internal/textfmt"
+	"github.com/llm-prober/llm-prober/loadtest/stats"
 )
 
 // WriteText prints the comparison: what differs in the workloads, one
@@ -70,9 +71,9 @@ func (c *Comparison) WriteText(w io.Writer) {
 	if c.Mode == "runs" {
 		fmt.Fprintf(w, "Tests: Welch's t across the runs (each run's value of the metric); two-sided, significant at p < %g.\n", c.Alpha)
 	} else {
-		fmt.Fprintf(w, "Tests: block bootstrap of the difference (mean, percentile) over the requests in time order, blocks of "+
-			"√n neighbours (ITL: their pooled gaps, so the tail is tested on the tail), two-proportion z for shares; two-sided, "+
-			"significant at p < %g. Throughputs are one number per run: no test.\n", c.Alpha)
+		fmt.Fprintf(w, "Tests: batch means over the requests in time order, %d batches of neighbours (mean: Welch's t; percentile: the "+
+			"runs' order-statistic intervals combined; ITL: their pooled gaps, so the tail is tested on the tail), two-proportion z for "+
+			"shares; two-sided, significant at p < %g. Throughputs are one number per run: no test.\n", stats.Batches, c.Alpha)
 	}
 	if len(c.Regressions) > 0 {
 		fmt.Fprintln(w, "Regressions:")

@@ -17,8 +17,9 @@ type Stats struct {
 	// Exact is false when the percentiles come from the ITL histogram
 	// (relative error below HistRelError).
 	Exact bool
-	// P99Low and P99High are the 95 % block-bootstrap interval of p99
-	// over the requests in time order (NaN under two samples): this
+	// P99Low and P99High are the 95 % batch-means interval of p99 over
+	// the requests in time order (NaN under two samples; P99High +Inf
+	// where too few effective requests bound it): this
 	// run's sampling error only, not the run-to-run variation that
 	// --num-runs measures.
 	P99Low, P99High float64
