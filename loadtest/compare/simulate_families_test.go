@@ -63,6 +63,7 @@ func gateKeys() []string {
 // logged (a tail of 400 correlated requests pins down little: p99's
 // upper end is mostly unbounded, so p99 gates rarely fire at that size).
 func TestSimulatedGateFamilies(t *testing.T) {
+	skipUnderRace(t)
 	const pairs, n, alpha = 300, 400, 0.05
 	keys := gateKeys()
 	var spec []string
@@ -96,6 +97,7 @@ func TestSimulatedGateFamilies(t *testing.T) {
 // (b) Power where the runs are long enough to pin the tail: 2,000
 // requests a run, the new configuration 20 % slower.
 func TestSimulatedGatePower(t *testing.T) {
+	skipUnderRace(t)
 	const pairs, n, alpha = 60, 2000, 0.05
 	keys := []string{"p50_ttft_ms", "p90_ttft_ms", "p99_ttft_ms", "p90_tpot_ms", "p99_tpot_ms", "p90_itl_ms", "p99_itl_ms", "p90_e2el_ms", "p99_e2el_ms", "p90_max_itl_ms", "p99_max_itl_ms"}
 	var spec []string

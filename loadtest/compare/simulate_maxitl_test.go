@@ -40,6 +40,7 @@ func simWorstGaps(rng *rand.Rand, n int, stall, long float64) []float64 {
 // asserted: the p90 gate and rare stalls (0.5 %, p99 on the edge between
 // stalled and unstalled requests). Seeds are fixed.
 func TestSimulatedWorstGapCompare(t *testing.T) {
+	skipUnderRace(t)
 	const pairs, n, alpha = 200, 1000, 0.05
 	ts, err := ParseThresholds("p90_max_itl_ms:0%,p99_max_itl_ms:0%")
 	if err != nil {

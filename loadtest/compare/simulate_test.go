@@ -95,6 +95,14 @@ func row(s *summary.RunsSummary, key string) summary.RunsRow {
 	return s.Rows[i]
 }
 
+// skipUnderRace skips a simulation under -race (see raceEnabled).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("simulation: run without -race (scripts/test.sh)")
+	}
+}
+
 // binomialSE is the standard error of a share p measured over n trials.
 func binomialSE(p float64, n int) float64 { return math.Sqrt(p * (1 - p) / float64(n)) }
 
@@ -102,6 +110,7 @@ func binomialSE(p float64, n int) float64 { return math.Sqrt(p * (1 - p) / float
 // p99 at its nominal level (within binomial error and a few points),
 // with run-level drift and host-load episodes; 3 runs too (weak, wide).
 func TestSimulatedNumRunsCoverage(t *testing.T) {
+	skipUnderRace(t)
 	c := simConfig{n: 1000, runDrift: 0.10}
 	truth := trueP99(c, 2000)
 	const repeats = 400
@@ -132,6 +141,7 @@ func TestSimulatedNumRunsCoverage(t *testing.T) {
 // interval's is under ~370 independent values). With run-to-run drift
 // it cannot (the run's level is one draw): reported, not asserted.
 func TestSimulatedSingleRunCoverage(t *testing.T) {
+	skipUnderRace(t)
 	const repeats, truthRuns = 400, 1000
 	ps := []float64{50, 90, 99}
 	se := binomialSE(0.95, repeats)
@@ -172,6 +182,7 @@ func TestSimulatedSingleRunCoverage(t *testing.T) {
 // --max-regression p99_ttft_ms:0% gate (worse and significant) at most
 // at alpha (the two-sided test's worse half: alpha/2 expected).
 func TestSimulatedRunsFalseAlarms(t *testing.T) {
+	skipUnderRace(t)
 	c := simConfig{n: 1000, runDrift: 0.10}
 	const pairs, alpha = 400, 0.05
 	ts, _ := ParseThresholds("p99_ttft_ms:0%")
@@ -197,6 +208,7 @@ func TestSimulatedRunsFalseAlarms(t *testing.T) {
 // run-to-run drift no test of one run against another can hold alpha,
 // which is why compare warns and wants --num-runs: the rate is reported.
 func TestSimulatedSingleRunFalseAlarms(t *testing.T) {
+	skipUnderRace(t)
 	const pairs, alpha = 200, 0.05
 	ts, _ := ParseThresholds("p99_ttft_ms:0%")
 	for _, c := range []simConfig{{n: 400}, {n: 400, runDrift: 0.10}} {
