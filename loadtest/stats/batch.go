@@ -238,8 +238,8 @@ func BatchDiffs(a, b *Grouped, ps []float64, alpha float64) []QuantileDiff {
 		// MOVER (Zou and Donner 2008): each end of the difference from
 		// the ends of the two intervals that move it that way. A
 		// standard error alone (Price and Bonett's for medians) missed
-		// the skew of a tail percentile's error: 10 % false alarms
-		// at p99 in the simulation.
+		// the skew of a tail percentile's error: its p99 gates
+		// exceeded alpha in the simulation.
 		down := math.Hypot(eb.Value-eb.Lo, ea.Hi-ea.Value)
 		up := math.Hypot(eb.Hi-eb.Value, ea.Value-ea.Lo)
 		q.Lo, q.Hi = q.Diff-down, q.Diff+up
