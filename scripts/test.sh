@@ -84,6 +84,9 @@ step "benchmarks still run (one iteration each; scripts/perf.sh measures)"
 go test -run='^$' -bench=. -benchtime=1x ./prober/ ./collector/ >/dev/null
 (cd perf && go test -run='^$' -bench=. -benchtime=1x ./... >/dev/null)
 
+step "bench's statistics by simulation: coverage, false alarms, power (skipped under -race: no goroutines, 10x slower)"
+go test -count=1 -run 'Simulated' ./loadtest/compare/
+
 step "timing accuracy without the race detector (its bounds are the real ones)"
 go test -count=1 -run 'TestMeasurementAccuracy' -v ./prober/ | grep -E 'error over|^(---|ok|FAIL)'
 

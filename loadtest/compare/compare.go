@@ -30,7 +30,7 @@ type CompareRow struct {
 	New          *float64 `json:"new"`
 	Delta        *float64 `json:"delta"`
 	DeltaPercent *float64 `json:"delta_percent"`
-	// Test is block-bootstrap (latencies of single runs), welch-t
+	// Test is batch-means (latencies of single runs), welch-t
 	// (--num-runs summaries: across the runs' values), two-proportion
 	// (shares of single runs), or none (one number per run: nothing to
 	// test it against).
@@ -135,19 +135,19 @@ func lagP99(rf *resultfile.RunFile) []float64 {
 	return []float64{stats.QuantileSorted(sortedCopy(rf.SendLag), 99)}
 }
 
-// latencyStats are the statistics of CompareStats as BlockDiffs reads
+// latencyStats are the statistics of CompareStats as BatchDiffs reads
 // them: −1 for the mean, else the percentile.
 var latencyStats = []float64{-1, 50, 90, 99}
 
 // compareLatency fills the rows of latency family f (ttft, tpot, itl,
-// e2el, max_itl): values, and the block bootstrap of each difference
+// e2el, max_itl): values, and the batch-means test of each difference
 // over the requests in time order (ITL: over their pooled gaps, so a
 // tail-only stall moves p99 ITL's test, not just its value; max_itl:
 // over each request's worst gap, a value per request like TTFT).
 func compareLatency(rows map[string]*CompareRow, base, nw *resultfile.RunFile, f string, alpha float64) {
 	var diffs []stats.QuantileDiff
 	if ga, gb := grouped(base, f), grouped(nw, f); ga != nil && gb != nil {
-		diffs = stats.BlockDiffs(ga, gb, latencyStats, alpha)
+		diffs = stats.BatchDiffs(ga, gb, latencyStats, alpha)
 	}
 	a, b := sortedCopy(samples(base, f)), sortedCopy(samples(nw, f))
 	for i, s := range summary.CompareStats {
@@ -159,7 +159,7 @@ func compareLatency(rows map[string]*CompareRow, base, nw *resultfile.RunFile, f
 		}
 		if diffs != nil && !math.IsNaN(diffs[i].Lo) {
 			q := diffs[i]
-			r.Test, r.PValue, r.CILow, r.CIHigh = "block-bootstrap", summary.Num(q.PValue), summary.Num(q.Lo), summary.Num(q.Hi)
+			r.Test, r.PValue, r.CILow, r.CIHigh = "batch-means", summary.Num(q.PValue), summary.Num(q.Lo), summary.Num(q.Hi)
 		}
 	}
 }
@@ -179,7 +179,7 @@ func samples(rf *resultfile.RunFile, f string) []float64 {
 	return rf.ITLMean
 }
 
-// grouped is family f of rf as the block bootstrap reads it: a value per
+// grouped is family f of rf as the batch-means test reads it: a value per
 // request, or for ITL each request's gaps; nil without two requests (or
 // with the gaps dropped).
 func grouped(rf *resultfile.RunFile, f string) *stats.Grouped {
@@ -275,8 +275,9 @@ func (r *CompareRow) judge(alpha float64) {
 	}
 	r.Worse = (*r.Delta > 0) == r.higherWorse && *r.Delta != 0
 	switch {
-	case r.CILow != nil: // the interval at 1 − alpha leaves out 0
-		r.Significant = *r.CILow > 0 || *r.CIHigh < 0
+	case r.CILow != nil || r.CIHigh != nil || r.Test == "batch-means":
+		// The interval at 1 − alpha leaves out 0 (a nil end: unbounded).
+		r.Significant = (r.CILow != nil && *r.CILow > 0) || (r.CIHigh != nil && *r.CIHigh < 0)
 	case r.PValue != nil:
 		r.Significant = *r.PValue < alpha
 	}

@@ -71,7 +71,8 @@ func readRun(t *testing.T, path string) *resultfile.RunFile {
 const testWorkload = "synthetic: 10 input tokens, 5 output tokens, seed 1"
 
 // A TTFT 30 ms higher out of 20 ms of noise is a significant regression
-// of p99 and the mean (block bootstrap), beyond 10 %; the same
+// of p90 and the mean (batch means), beyond 10 % (p99 of 400 requests:
+// its interval's upper end is often unbounded, see TestSimulatedGateFamilies); the same
 // run against itself is no regression at any threshold.
 func TestCompareRegression(t *testing.T) {
 	slo := summary.SLO{TTFT: 125 * time.Millisecond}
@@ -80,7 +81,7 @@ func TestCompareRegression(t *testing.T) {
 	if base.Measured != 400 || len(base.TTFT) != 400 || slow.Failed != 40 || len(slow.TTFT) != 360 {
 		t.Fatalf("read %d measured, %d TTFTs; new %d failed, %d TTFTs", base.Measured, len(base.TTFT), slow.Failed, len(slow.TTFT))
 	}
-	ts, err := ParseThresholds("p99_ttft_ms:10%, mean_ttft:10%,goodput:1,failed_percent:1,p99_e2el_ms:1000")
+	ts, err := ParseThresholds("p90_ttft_ms:10%, mean_ttft:10%,goodput:1,failed_percent:1,p99_e2el_ms:1000")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,14 +96,14 @@ func TestCompareRegression(t *testing.T) {
 	for _, r := range c.Regressions {
 		got = append(got, strings.Fields(r)[0])
 	}
-	if want := "p99_ttft_ms: mean_ttft_ms: goodput: failed_percent:"; strings.Join(got, " ") != want {
+	if want := "p90_ttft_ms: mean_ttft_ms: goodput: failed_percent:"; strings.Join(got, " ") != want {
 		t.Errorf("regressions %q, want %s", got, want)
 	}
-	p99 := c.Row("p99_ttft_ms")
-	if p99.Test != "block-bootstrap" || !p99.Significant || !p99.Worse || *p99.CILow < 10 || *p99.DeltaPercent < 10 {
-		t.Errorf("p99 TTFT row: %+v", p99)
+	p90 := c.Row("p90_ttft_ms")
+	if p90.Test != "batch-means" || !p90.Significant || !p90.Worse || *p90.CILow < 10 || *p90.DeltaPercent < 10 {
+		t.Errorf("p90 TTFT row: %+v", p90)
 	}
-	if r := c.Row("mean_itl_ms"); r.Test != "block-bootstrap" || r.Base == nil || r.Significant {
+	if r := c.Row("mean_itl_ms"); r.Test != "batch-means" || r.Base == nil || r.Significant {
 		t.Errorf("ITL unchanged: %+v", r)
 	}
 	if r := c.Row("goodput"); *r.Base != 100 || *r.New > 40 || r.Test != "two-proportion" {

@@ -16,23 +16,12 @@ import (
 // rows judge.
 func simWorstGaps(rng *rand.Rand, n int, stall, long float64) []float64 {
 	out := make([]float64, n)
-	episode, ar := false, 0.1*rng.NormFloat64()
-	const phi = 0.9
-	innov := 0.1 * math.Sqrt(1-phi*phi)
+	h := newHostLoad(rng)
 	for i := range out {
-		if episode {
-			episode = rng.Float64() >= 0.1
-		} else {
-			episode = rng.Float64() < 0.01
-		}
-		e := 1.0
-		if episode {
-			e = 1.8
-		}
-		ar = phi*ar + innov*rng.NormFloat64()
+		level := h.next(rng)
 		worst := 0.0
 		for range 30 {
-			worst = max(worst, 20*e*math.Exp(ar)*math.Exp(0.2*rng.NormFloat64()))
+			worst = max(worst, 20*level*math.Exp(0.2*rng.NormFloat64()))
 		}
 		if rng.Float64() < stall {
 			worst = max(worst, long*(300+500*rng.Float64()))
@@ -42,18 +31,17 @@ func simWorstGaps(rng *rand.Rand, n int, stall, long float64) []float64 {
 	return out
 }
 
-// Worst gaps of single runs, compared by the block bootstrap like the
-// other per-request latencies. With 5 % of requests stalling, identical
+// Worst gaps of single runs, compared by batch means like the other
+// per-request latencies. With 5 % of requests stalling, identical
 // configurations fail the p99 max_itl gate at most at alpha, and stalls
-// twice as long fail it nearly always. Measured and logged, not
-// asserted: the p90 gate (its percentile sits where this model's host
-// episodes begin, 9 % of requests ~10 in a row; 6–8.5 % of identical
-// pairs failed it over the seeds tried, as TTFT's p90 gate fails 6.5 %
-// in simRun's model: the block bootstrap's limit, not max_itl's) and
-// rare stalls (0.5 %, p99 on the edge between stalled and unstalled
-// requests). Seeds are fixed.
+// twice as long fail it in most pairs (80.5 %: the order-statistic
+// interval's price at 1,000 requests; the block bootstrap caught 98 % at
+// 400 but held no tail's false-alarm rate). Measured and logged, not
+// asserted: the p90 gate and rare stalls (0.5 %, p99 on the edge between
+// stalled and unstalled requests). Seeds are fixed.
 func TestSimulatedWorstGapCompare(t *testing.T) {
-	const pairs, n, alpha = 200, 400, 0.05
+	skipUnderRace(t)
+	const pairs, n, alpha = 200, 1000, 0.05
 	ts, err := ParseThresholds("p90_max_itl_ms:0%,p99_max_itl_ms:0%")
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +68,7 @@ func TestSimulatedWorstGapCompare(t *testing.T) {
 	if bound := alpha + 2*binomialSE(alpha, pairs); float64(alarms[1])/pairs > bound {
 		t.Errorf("p99 max_itl: false-alarm rate %d/%d above alpha %g", alarms[1], pairs, alpha)
 	}
-	if float64(caught[1])/pairs < 0.9 {
+	if float64(caught[1])/pairs < 0.75 {
 		t.Errorf("p99 max_itl: stalls twice as long caught in %d of %d pairs only", caught[1], pairs)
 	}
 }

@@ -33,23 +33,36 @@ type simConfig struct {
 func simRun(rng *rand.Rand, c simConfig) []float64 {
 	d := math.Exp(c.runDrift * rng.NormFloat64())
 	out := make([]float64, c.n)
-	episode, ar := false, 0.1*rng.NormFloat64()
-	const phi = 0.9
-	innov := 0.1 * math.Sqrt(1-phi*phi)
+	h := newHostLoad(rng)
 	for i := range out {
-		if episode {
-			episode = rng.Float64() >= 0.1
-		} else {
-			episode = rng.Float64() < 0.01
-		}
-		e := 1.0
-		if episode {
-			e = 1.8
-		}
-		ar = phi*ar + innov*rng.NormFloat64()
-		out[i] = 100 * d * e * math.Exp(ar) * math.Exp(0.3*rng.NormFloat64())
+		out[i] = 100 * d * h.next(rng) * math.Exp(0.3*rng.NormFloat64())
 	}
 	return out
+}
+
+// hostLoad is the level E_i·exp(A_i) that neighbouring requests share:
+// the episodes' two-state Markov chain and the AR(1), one step a request.
+type hostLoad struct {
+	episode bool
+	ar      float64
+}
+
+func newHostLoad(rng *rand.Rand) *hostLoad { return &hostLoad{ar: 0.1 * rng.NormFloat64()} }
+
+// next steps to the next request and returns its level.
+func (h *hostLoad) next(rng *rand.Rand) float64 {
+	const phi = 0.9
+	if h.episode {
+		h.episode = rng.Float64() >= 0.1
+	} else {
+		h.episode = rng.Float64() < 0.01
+	}
+	e := 1.0
+	if h.episode {
+		e = 1.8
+	}
+	h.ar = phi*h.ar + 0.1*math.Sqrt(1-phi*phi)*rng.NormFloat64()
+	return e * math.Exp(h.ar)
 }
 
 func p99(x []float64) float64 {
@@ -82,6 +95,14 @@ func row(s *summary.RunsSummary, key string) summary.RunsRow {
 	return s.Rows[i]
 }
 
+// skipUnderRace skips a simulation under -race (see raceEnabled).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("simulation: run without -race (scripts/test.sh)")
+	}
+}
+
 // binomialSE is the standard error of a share p measured over n trials.
 func binomialSE(p float64, n int) float64 { return math.Sqrt(p * (1 - p) / float64(n)) }
 
@@ -89,6 +110,7 @@ func binomialSE(p float64, n int) float64 { return math.Sqrt(p * (1 - p) / float
 // p99 at its nominal level (within binomial error and a few points),
 // with run-level drift and host-load episodes; 3 runs too (weak, wide).
 func TestSimulatedNumRunsCoverage(t *testing.T) {
+	skipUnderRace(t)
 	c := simConfig{n: 1000, runDrift: 0.10}
 	truth := trueP99(c, 2000)
 	const repeats = 400
@@ -110,32 +132,48 @@ func TestSimulatedNumRunsCoverage(t *testing.T) {
 	}
 }
 
-// (a) A single run's p99 interval (block bootstrap over the requests in
-// time order) against the old one (requests resampled one by one): with
-// correlated neighbours and no drift, the block interval covers near its
-// level and far better than the old; with run-to-run drift, neither
-// covers the configuration's p99 (the text says so): reported, not hidden.
+// (a) A single run's percentile interval (batch means, the order-
+// statistic interval at the run's effective sample size) covers the
+// mean over runs of the run's percentile at its level without drift,
+// for p50, p90 and p99 at 400 to 5,000 requests: at least 95 % − 2
+// binomial SE, and not wider than needed (at most 95 % + 4 SE, p99 of
+// 400 aside: its upper end is often unbounded, as the order-statistic
+// interval's is under ~370 independent values). With run-to-run drift
+// it cannot (the run's level is one draw): reported, not asserted.
 func TestSimulatedSingleRunCoverage(t *testing.T) {
-	const repeats = 300
-	for _, c := range []simConfig{{n: 1000}, {n: 1000, runDrift: 0.10}} {
-		truth := trueP99(c, 2000)
-		rng := rand.New(rand.NewPCG(7, 31))
-		block, iid := 0, 0
-		for i := range repeats {
-			x := simRun(rng, c)
-			lo, hi := stats.BlockQuantileCI(x, 99, uint64(i))
-			if lo <= truth && truth <= hi {
-				block++
-			}
-			lo, hi = stats.QuantileCI(sortedCopy(x), 99, uint64(i))
-			if lo <= truth && truth <= hi {
-				iid++
+	skipUnderRace(t)
+	const repeats, truthRuns = 400, 1000
+	ps := []float64{50, 90, 99}
+	se := binomialSE(0.95, repeats)
+	for _, c := range []simConfig{{n: 400}, {n: 1000}, {n: 5000}, {n: 1000, runDrift: 0.10}} {
+		truth := make([]float64, len(ps))
+		rng := rand.New(rand.NewPCG(99, 1))
+		for range truthRuns {
+			x := sortedCopy(simRun(rng, c))
+			for j, p := range ps {
+				truth[j] += stats.QuantileSorted(x, p) / truthRuns
 			}
 		}
-		t.Logf("single run, drift σ %.2f: the 95%% p99 TTFT interval covered the true p99 (%.1f ms) in %d of %d runs (%.1f%%) by block bootstrap, %d (%.1f%%) resampling requests one by one",
-			c.runDrift, truth, block, repeats, 100*float64(block)/repeats, iid, 100*float64(iid)/repeats)
-		if c.runDrift == 0 && (block < iid || float64(block)/repeats < 0.85) {
-			t.Errorf("no drift: block bootstrap covered %d of %d, one by one %d", block, repeats, iid)
+		rng = rand.New(rand.NewPCG(7, 31))
+		hit := make([]int, len(ps))
+		for range repeats {
+			g := stats.GroupedOf(simRun(rng, c))
+			for j, p := range ps {
+				if e := g.BatchEstimate(p, 0.95); e.Lo <= truth[j] && truth[j] <= e.Hi {
+					hit[j]++
+				}
+			}
+		}
+		for j, p := range ps {
+			cov := float64(hit[j]) / repeats
+			t.Logf("single run of %d, drift σ %.2f: the 95%% interval of p%g covered the mean p%g over runs (%.1f ms) in %d of %d runs (%.1f%%, ±%.1f)",
+				c.n, c.runDrift, p, p, truth[j], hit[j], repeats, 100*cov, 100*se)
+			if c.runDrift > 0 {
+				continue
+			}
+			if cov < 0.95-2*se || (cov > 0.95+4*se && !(p == 99 && c.n < 1000)) {
+				t.Errorf("n %d p%g: coverage %.3f, want 0.95 within binomial error", c.n, p, cov)
+			}
 		}
 	}
 }
@@ -144,6 +182,7 @@ func TestSimulatedSingleRunCoverage(t *testing.T) {
 // --max-regression p99_ttft_ms:0% gate (worse and significant) at most
 // at alpha (the two-sided test's worse half: alpha/2 expected).
 func TestSimulatedRunsFalseAlarms(t *testing.T) {
+	skipUnderRace(t)
 	c := simConfig{n: 1000, runDrift: 0.10}
 	const pairs, alpha = 400, 0.05
 	ts, _ := ParseThresholds("p99_ttft_ms:0%")
@@ -164,11 +203,12 @@ func TestSimulatedRunsFalseAlarms(t *testing.T) {
 }
 
 // (b) Identical configurations, single runs: with correlated neighbours
-// but no drift, the block bootstrap fails the gate at most at alpha (the
-// requests one by one, as before, cried wolf); with run-to-run drift no
-// test of one run against another can hold alpha, which is why compare
-// warns and wants --num-runs: the rate is reported.
+// but no drift, the batch-means test fails the p99 TTFT gate at most at
+// alpha (the requests one by one, as before issue 31, cried wolf); with
+// run-to-run drift no test of one run against another can hold alpha,
+// which is why compare warns and wants --num-runs: the rate is reported.
 func TestSimulatedSingleRunFalseAlarms(t *testing.T) {
+	skipUnderRace(t)
 	const pairs, alpha = 200, 0.05
 	ts, _ := ParseThresholds("p99_ttft_ms:0%")
 	for _, c := range []simConfig{{n: 400}, {n: 400, runDrift: 0.10}} {
@@ -189,10 +229,10 @@ func TestSimulatedSingleRunFalseAlarms(t *testing.T) {
 				iid++
 			}
 		}
-		t.Logf("single runs, drift σ %.2f, identical configurations: %d of %d pairs failed the gate at alpha %g (%.1f%%) by block bootstrap",
-			c.runDrift, fails, pairs, alpha, 100*float64(fails)/pairs)
+		t.Logf("single runs of %d, drift σ %.2f, identical configurations: %d of %d pairs failed the p99 TTFT gate at alpha %g (%.1f%%) by batch means",
+			c.n, c.runDrift, fails, pairs, alpha, 100*float64(fails)/pairs)
 		if c.runDrift == 0 {
-			t.Logf("  the old rule (requests resampled one by one) failed %d of %d (%.1f%%)", iid, pairs, 100*float64(iid)/pairs)
+			t.Logf("  the rule before issue 31 (requests resampled one by one) failed %d of %d (%.1f%%)", iid, pairs, 100*float64(iid)/pairs)
 		}
 		bound := alpha + 2*binomialSE(alpha, pairs)
 		if c.runDrift == 0 && float64(fails)/pairs > bound {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/llm-prober/llm-prober/internal/textfmt"
+	"github.com/llm-prober/llm-prober/loadtest/stats"
 )
 
 // WriteText prints the comparison: what differs in the workloads, one
@@ -47,8 +48,8 @@ func (c *Comparison) WriteText(w io.Writer) {
 			p = fmt.Sprintf("%.3g", *r.PValue)
 		}
 		var notes []string
-		if r.CILow != nil {
-			notes = append(notes, fmt.Sprintf("%g%% CI [%+.2f, %+.2f]", 100*(1-c.Alpha), *r.CILow, *r.CIHigh))
+		if r.CILow != nil || r.CIHigh != nil || (r.Test == "batch-means" && r.PValue != nil) {
+			notes = append(notes, fmt.Sprintf("%g%% CI [%s, %s]", 100*(1-c.Alpha), ciEnd(r.CILow, "-inf"), ciEnd(r.CIHigh, "+inf")))
 		}
 		switch {
 		case r.Significant && r.Worse:
@@ -70,9 +71,9 @@ func (c *Comparison) WriteText(w io.Writer) {
 	if c.Mode == "runs" {
 		fmt.Fprintf(w, "Tests: Welch's t across the runs (each run's value of the metric); two-sided, significant at p < %g.\n", c.Alpha)
 	} else {
-		fmt.Fprintf(w, "Tests: block bootstrap of the difference (mean, percentile) over the requests in time order, blocks of "+
-			"√n neighbours (ITL: their pooled gaps, so the tail is tested on the tail), two-proportion z for shares; two-sided, "+
-			"significant at p < %g. Throughputs are one number per run: no test.\n", c.Alpha)
+		fmt.Fprintf(w, "Tests: batch means over the requests in time order, %d batches of neighbours (mean: Welch's t; percentile: the "+
+			"runs' order-statistic intervals combined; ITL: their pooled gaps, so the tail is tested on the tail), two-proportion z for "+
+			"shares; two-sided, significant at p < %g. Throughputs are one number per run: no test.\n", stats.Batches, c.Alpha)
 	}
 	if len(c.Regressions) > 0 {
 		fmt.Fprintln(w, "Regressions:")
@@ -92,4 +93,13 @@ func lagList(x []float64) string {
 		parts[i] = fmt.Sprintf("%.1f", v)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ciEnd is an interval's end, or unbounded (the run's extreme values
+// bound nothing: too few effective requests for that percentile).
+func ciEnd(v *float64, none string) string {
+	if v == nil {
+		return none
+	}
+	return fmt.Sprintf("%+.2f", *v)
 }

@@ -93,7 +93,7 @@ func curveCharts(s *sweep.Sweep, w, h int) []*chart {
 			if frontier[p] {
 				stroke = "#3060c0"
 			}
-			if st := ci[i](p.Report); tail == 99 && !math.IsNaN(st.P99Low) && st.Count >= 2 {
+			if st := ci[i](p.Report); tail == 99 && !math.IsNaN(st.P99Low) && !math.IsInf(st.P99High, 0) && st.Count >= 2 {
 				c.Errs = append(c.Errs, chartErr{X: p.Report.OutputThroughput, Lo: st.P99Low, Hi: st.P99High})
 			}
 			c.Dots = append(c.Dots, chartDot{X: p.Report.OutputThroughput, Y: pn.y(p.Report), Color: color, Stroke: stroke,

@@ -256,8 +256,10 @@ func (l *Live) observe(rec *loadtest.Record, res *prober.Result) {
 	r.Target, r.Model, r.Module = l.target, l.model, LiveModule
 	if r.Success() {
 		// bench's requests carry no SLO: judge them here against
-		// --goodput, from the send (as the daemon judges a probe).
-		r.SLOViolations, r.Good = nil, true
+		// --goodput, from the send (as the daemon judges a probe), and
+		// an output cut short under ignore_eos as not good (the report's
+		// count: l.slo is Pinned then).
+		r.SLOViolations = nil
 		if l.slo.Set() {
 			m := summary.Misses(rec, l.slo, 0)
 			for i, name := range summary.SLONames {
@@ -265,8 +267,8 @@ func (l *Live) observe(rec *loadtest.Record, res *prober.Result) {
 					r.SLOViolations = append(r.SLOViolations, name)
 				}
 			}
-			r.Good = m == 0
 		}
+		r.Good = summary.Good(rec, l.slo, 0)
 	}
 	l.metrics.Record(&r, time.Now())
 }

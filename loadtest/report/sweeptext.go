@@ -75,7 +75,7 @@ func WriteSweep(s *sweep.Sweep, w io.Writer) {
 // writeUncertainty prints each point's p99 confidence intervals and the
 // percentiles that rest on too few samples.
 func writeUncertainty(s *sweep.Sweep, w io.Writer, pts []*sweep.Point) {
-	fmt.Fprintf(w, "p99 %.0f%% confidence intervals, ms (block bootstrap over each point's requests; sampling error only):\n", stats.CILevel*100)
+	fmt.Fprintf(w, "p99 %.0f%% confidence intervals, ms (batch means over each point's requests; sampling error only):\n", stats.CILevel*100)
 	ci := ciText
 	var warn []string
 	for _, p := range pts {

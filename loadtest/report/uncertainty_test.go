@@ -20,7 +20,7 @@ func TestUncertaintySaysSamplingOnly(t *testing.T) {
 	rep := &summary.Report{Completed: 400, TTFT: st, TPOT: st, E2EL: st}
 	var buf bytes.Buffer
 	WriteUncertainty(rep, &buf)
-	for _, want := range []string{"p99 95% CI (ms, bootstrap): TTFT ", "sampling error only (blocks of 20 neighbouring requests",
+	for _, want := range []string{"p99 95% CI (ms, batch means): TTFT ", "sampling error only (6 batches of 67 neighbouring requests",
 		"run-to-run variation is not in it: --num-runs 5"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, buf.String())

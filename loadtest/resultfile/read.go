@@ -53,6 +53,7 @@ type fileRequest struct {
 	Planned      float64   `json:"planned_s"`
 	Start        float64   `json:"start_s"`
 	PromptLen    int32     `json:"prompt_len"`
+	OutputLen    int32     `json:"output_len"` // planned
 	PromptTokens int32     `json:"prompt_tokens"`
 	OutputTokens int32     `json:"output_tokens"`
 	Success      bool      `json:"success"`
@@ -120,6 +121,12 @@ func readRunFile(r io.Reader) (*RunFile, error) {
 		return nil, errors.New(`no "requests": written by an llm-prober older than compare, or not by bench --output-json`)
 	}
 	rf.SLO, _ = summary.ParseSLO(rf.String("llm_prober_goodput_slo"))
+	// The run counted outputs cut short only under ignore_eos, and then
+	// judged them not good: so does compare (a count of 0 leaves none to
+	// judge either way).
+	if rf.Float("llm_prober_cut_short_requests") > 0 {
+		rf.SLO = rf.SLO.Pinned()
+	}
 	// A run whose requests waited in the client (a concurrency slot, a
 	// late generator) judged its latency from the schedule: so does compare.
 	fromSchedule := rf.String("llm_prober_latency_basis") == summary.BasisSchedule
@@ -148,7 +155,7 @@ type requestSummary struct {
 	gaps                      []float32
 	maxGapUs                  int32 // Record.MaxGapUs
 	promptLen, promptTokens   int32 // planned and counted: a per-token TTFT objective reads them
-	outputTokens              int32
+	outputLen, outputTokens   int32 // planned and counted: a cut-short output reads them
 	success                   bool
 }
 
@@ -186,7 +193,7 @@ func readRequests(dec *json.Decoder) (out []requestSummary, dropped bool, err er
 				}
 			}
 			out = append(out, requestSummary{q.TTFT, q.TPOT, q.E2EL, mean(q.ITLs), lag, lag, gaps, gapUs,
-				max(q.PromptLen, 0), max(q.PromptTokens, 0), q.OutputTokens, q.Success})
+				max(q.PromptLen, 0), max(q.PromptTokens, 0), max(q.OutputLen, 0), q.OutputTokens, q.Success})
 		}
 	}
 	_, err = dec.Token()
@@ -213,7 +220,7 @@ func (rf *RunFile) Add(q *requestSummary) {
 		return
 	}
 	rec := loadtest.Record{TTFT: nanos(q.ttft), TPOT: nanos(q.tpot), E2EL: nanos(q.e2el), MaxGapUs: q.maxGapUs,
-		PlannedPrompt: q.promptLen, PromptTokens: q.promptTokens}
+		PlannedPrompt: q.promptLen, PromptTokens: q.promptTokens, PlannedOutput: q.outputLen, OutputTokens: q.outputTokens}
 	if summary.Good(&rec, rf.SLO, nanos(q.wait)) {
 		rf.Good++
 	}

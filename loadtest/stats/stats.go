@@ -17,8 +17,9 @@ type Stats struct {
 	// Exact is false when the percentiles come from the ITL histogram
 	// (relative error below HistRelError).
 	Exact bool
-	// P99Low and P99High are the 95 % block-bootstrap interval of p99
-	// over the requests in time order (NaN under two samples): this
+	// P99Low and P99High are the 95 % batch-means interval of p99 over
+	// the requests in time order (NaN under two samples; P99High +Inf
+	// where too few effective requests bound it): this
 	// run's sampling error only, not the run-to-run variation that
 	// --num-runs measures.
 	P99Low, P99High float64
@@ -51,9 +52,9 @@ type Percentile struct {
 // ExactStatsCI is ExactStats with the p99 interval: values are in time
 // order (the interval resamples blocks of neighbours, O(n) each).
 func ExactStatsCI(values []float64, ps []float64) Stats {
-	lo, hi := BlockQuantileCI(values, 99, 0x703939)
+	e := GroupedOf(values).BatchEstimate(99, CILevel)
 	s := ExactStats(values, ps)
-	s.P99Low, s.P99High = lo, hi
+	s.P99Low, s.P99High = e.Lo, e.Hi
 	return s
 }
 

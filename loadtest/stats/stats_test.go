@@ -88,9 +88,13 @@ func TestExactStatsCIBlocksNeighbours(t *testing.T) {
 	spread := make([]float64, 1000)
 	for i := range bunched {
 		bunched[i], spread[i] = 100, 100
-		if i%200 < 20 { // five episodes of 20 slow requests
-			bunched[i] = 300 + float64(i%200)
+	}
+	for _, at := range []int{30, 90, 150, 610, 640} { // five episodes of 20 slow requests
+		for j := range 20 {
+			bunched[at+j] = 300 + float64(j)
 		}
+	}
+	for i := range spread {
 		if i%10 == 0 { // the same 100 slow values, one in ten
 			spread[i] = 300 + float64(i/10%20)
 		}

@@ -54,8 +54,7 @@ func TestWelchByHand(t *testing.T) {
 }
 
 // A Grouped sample's statistics are those of its pooled values (numpy's
-// linear percentile), and a block resample of one value per request
-// draws every request equally often over many resamples.
+// linear percentile).
 func TestGroupedStats(t *testing.T) {
 	g := &Grouped{}
 	var all []float64
@@ -79,14 +78,14 @@ func TestGroupedStats(t *testing.T) {
 			t.Errorf("p%g: %g, want %g", p, got, want)
 		}
 	}
-	if BlockLen(1000) != 32 || BlockLen(1) != 1 || BlockLen(0) != 1 {
-		t.Errorf("block lengths %d %d", BlockLen(1000), BlockLen(1))
+	if BatchLen(1000) != 167 || BatchLen(1) != 1 || BatchLen(0) != 1 {
+		t.Errorf("batch lengths %d %d", BatchLen(1000), BatchLen(1))
 	}
 }
 
-// BenchmarkBlockDiffs is compare's block bootstrap of mean, p50, p90
+// BenchmarkBatchDiffs is compare's batch-means test of mean, p50, p90
 // and p99 over two runs of n requests each (one value a request).
-func BenchmarkBlockDiffs(b *testing.B) {
+func BenchmarkBatchDiffs(b *testing.B) {
 	for _, n := range []int{40_000, 1_000_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
@@ -96,7 +95,7 @@ func BenchmarkBlockDiffs(b *testing.B) {
 			}
 			ga, gb := GroupedOf(x), GroupedOf(y)
 			for b.Loop() {
-				BlockDiffs(ga, gb, []float64{-1, 50, 90, 99}, 0.05)
+				BatchDiffs(ga, gb, []float64{-1, 50, 90, 99}, 0.05)
 			}
 		})
 	}

@@ -21,6 +21,13 @@ type SLO struct {
 	pinned bool
 }
 
+// Pinned is s for a run that set ignore_eos: an output the server cut
+// short of its planned length is no success (compare reads it back).
+func (s SLO) Pinned() SLO {
+	s.pinned = true
+	return s
+}
+
 // Set reports whether any objective is set.
 func (s SLO) Set() bool {
 	return s.TTFT > 0 || s.TTFTPerToken > 0 || s.TPOT > 0 || s.E2EL > 0 || s.MaxITL > 0

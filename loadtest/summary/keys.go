@@ -83,7 +83,8 @@ func (rep *Report) VLLMKeys() []KV {
 		s    stats.Stats
 	}{{"ttft", rep.TTFT}, {"tpot", rep.TPOT}, {"e2el", rep.E2EL}} {
 		if !math.IsNaN(m.s.P99Low) && m.s.Count >= 2 {
-			kv = append(kv, KV{"llm_prober_p99_" + m.name + "_ci95_ms", []float64{m.s.P99Low, m.s.P99High}})
+			// null: unbounded (too few effective requests for a p99's upper end).
+			kv = append(kv, KV{"llm_prober_p99_" + m.name + "_ci95_ms", []*float64{Num(m.s.P99Low), Num(m.s.P99High)}})
 		}
 	}
 	{

@@ -91,4 +91,22 @@ func TestBenchCLIFlagsCutShortOutputs(t *testing.T) {
 	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "caveat: 6 of 6 successful requests were cut short") {
 		t.Errorf("report lacks the warning and caveat:\n%s", stdout)
 	}
+	// compare recounts SLO attainment as the run did (issue 34): the cut
+	// short outputs are not good there either (it counted 100 %).
+	cmpJSON := filepath.Join(filepath.Dir(out), "cmp.json")
+	if code, stdout, log := compareCLI(t, "--output-json", cmpJSON, out, out); code != 0 {
+		t.Fatalf("compare: exit %d\n%s%s", code, stdout, log)
+	}
+	var cmp struct {
+		Metrics []struct {
+			Key       string
+			Base, New *float64
+		}
+	}
+	readJSON(t, cmpJSON, &cmp)
+	for _, m := range cmp.Metrics {
+		if m.Key == "goodput" && (m.Base == nil || *m.Base != res.Goodput || *m.New != res.Goodput) {
+			t.Errorf("compare's SLO attainment %v, the run's %g%%", deref(m.Base), res.Goodput)
+		}
+	}
 }

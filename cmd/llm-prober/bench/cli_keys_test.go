@@ -36,7 +36,7 @@ func TestBenchCLIVLLMResultKeys(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, log)
 	}
 	// Six requests: p99 is their maximum, and the report says so.
-	if !strings.Contains(stdout, "p99 95% CI (ms, bootstrap): TTFT ") || !strings.Contains(stdout, "warning: p90, p95, p99, p99.9 TTFT, TPOT, E2EL rest on 6 samples") {
+	if !strings.Contains(stdout, "p99 95% CI (ms, batch means): TTFT ") || !strings.Contains(stdout, "warning: p90, p95, p99, p99.9 TTFT, TPOT, E2EL rest on 6 samples") {
 		t.Errorf("no p99 interval or sample warning:\n%s", stdout)
 	}
 	res := read(out)

@@ -12,7 +12,11 @@ import (
 func (env *benchEnv) startLive() error {
 	b := env.b
 	name := report.LiveTarget(b.Label, b.Target != "", env.target)
-	l, err := report.StartLive(b.Web, env.target, name, env.slo, env.log, b.LiveHook)
+	slo := env.slo
+	if b.IgnoreEOS { // an output cut short is not good, as the report counts it
+		slo = slo.Pinned()
+	}
+	l, err := report.StartLive(b.Web, env.target, name, slo, env.log, b.LiveHook)
 	env.live = l
 	return err
 }
