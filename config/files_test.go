@@ -116,4 +116,3 @@ func TestCheckFilesFIFOSwap(t *testing.T) {
 	}
 	testutil.FIFOSwap(t, p, file, fifo, 2000, readable)
 }
-
