@@ -4,10 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // --config.check reports every file the config names that cannot be read,
@@ -114,59 +114,5 @@ func TestCheckFilesFIFOSwap(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stop, flipped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(flipped)
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			src := file
-			if i%2 == 1 {
-				src = fifo
-			}
-			tmp := filepath.Join(dir, "tmp")
-			_ = os.Link(src, tmp)
-			_ = os.Rename(tmp, p)
-		}
-	}()
-	done := make(chan struct{})
-	var hung atomic.Bool
-	go func() {
-		select {
-		case <-done:
-		case <-time.After(time.Minute): // a hang detector, not a speed limit
-			hung.Store(true)
-			for !isDone(done) {
-				if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-					_ = w.Close()
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-		}
-	}()
-	fifos := 0
-	for range 2000 {
-		if err := readable(p); err != nil && strings.Contains(err.Error(), "not a regular file") {
-			fifos++
-		}
-	}
-	t.Logf("%d of 2000 checks met the FIFO", fifos)
-	close(done)
-	close(stop)
-	<-flipped
-	if hung.Load() {
-		t.Error("a check hung on a FIFO swapped in after its stat")
-	}
-}
-
-func isDone(c chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
+	testutil.FIFOSwap(t, p, file, fifo, 2000, readable)
 }

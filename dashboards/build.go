@@ -190,14 +190,8 @@ type tsOpts struct {
 }
 
 func (p *panelIDs) ts(title, desc, unit string, w, h uint32, o tsOpts, qs ...q) *timeseries.PanelBuilder {
-	b := timeseries.NewPanelBuilder().
-		Id(p.id()).
-		Title(title).
-		Description(desc).
-		Datasource(dsRef()).
-		Unit(unit).
-		NoValue(noDataDefault).
-		Span(w).Height(h).
+	b := head(timeseries.NewPanelBuilder(), p.id(), title, desc, unit,
+		noDataDefault, w, h).
 		FillOpacity(10).
 		ShowPoints(common.VisibilityModeNever).
 		Legend(common.NewVizLegendOptionsBuilder().
@@ -230,14 +224,8 @@ func (p *panelIDs) ts(title, desc, unit string, w, h uint32, o tsOpts, qs ...q) 
 }
 
 func (p *panelIDs) stat(title, desc, unit string, w, h uint32, textMode common.BigValueTextMode, mappings []dashboard.ValueMapping, thresholds *dashboard.ThresholdsConfigBuilder, qs ...q) *stat.PanelBuilder {
-	b := stat.NewPanelBuilder().
-		Id(p.id()).
-		Title(title).
-		Description(desc).
-		Datasource(dsRef()).
-		Unit(unit).
-		NoValue(noDataDefault).
-		Span(w).Height(h).
+	b := head(stat.NewPanelBuilder(), p.id(), title, desc, unit,
+		noDataDefault, w, h).
 		TextMode(textMode).
 		ColorMode(common.BigValueColorModeBackground).
 		GraphMode(common.BigValueGraphModeNone).
@@ -255,14 +243,8 @@ func (p *panelIDs) stat(title, desc, unit string, w, h uint32, textMode common.B
 }
 
 func (p *panelIDs) table(title, desc, unit string, w, h uint32, qs ...q) *table.PanelBuilder {
-	b := table.NewPanelBuilder().
-		Id(p.id()).
-		Title(title).
-		Description(desc).
-		Datasource(dsRef()).
-		Unit(unit).
-		NoValue(noDataDefault).
-		Span(w).Height(h).
+	b := head(table.NewPanelBuilder(), p.id(), title, desc, unit,
+		noDataDefault, w, h).
 		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})).
 		WithTransformation(dashboard.DataTransformerConfig{
 			Id: "organize",

@@ -56,23 +56,11 @@ func TestEveryPanelSaysWhyEmpty(t *testing.T) {
 // vanished 10 s after the kill (issue 33). A target removed from a live
 // prober's config does not linger. Needs PROMTOOL (scripts/test.sh sets it).
 func TestDeadProberPanels(t *testing.T) {
-	promtool := os.Getenv("PROMTOOL")
-	if promtool == "" {
-		t.Skip("set PROMTOOL to a promtool binary (scripts/test.sh does)")
-	}
+	promtool := promtoolPath(t)
 	vars := strings.NewReplacer("$__rate_interval", "2m", "$__range", "10m", "$cluster", ".*",
 		"$job", ".+", "$instance", ".+", "$target", ".+", "$model", ".+", "$location", ".*")
 	since := vars.Replace(panelExpr(t, "llm-prober-target.json", "Time since last probe", "A"))
-	type sample struct {
-		Labels string  `json:"labels"`
-		Value  float64 `json:"value"`
-	}
-	type exprTest struct {
-		Expr       string   `json:"expr"`
-		EvalTime   string   `json:"eval_time"`
-		ExpSamples []sample `json:"exp_samples"`
-	}
-	up := []sample{{Labels: `up{job="llm-prober", instance="dead"}`, Value: 0}, {Labels: `up{job="llm-prober", instance="live"}`, Value: 1}}
+	up := []promSample{{Labels: `up{job="llm-prober", instance="dead"}`, Value: 0}, {Labels: `up{job="llm-prober", instance="live"}`, Value: 1}}
 	probe := `llm_prober_last_probe_timestamp_seconds{job="llm-prober", instance="%s", target="%s", model="m", module="chat"}`
 	f := func(instance, target string) string {
 		return strings.Replace(strings.Replace(probe, "%s", instance, 1), "%s", target, 1)
@@ -98,7 +86,7 @@ func TestDeadProberPanels(t *testing.T) {
 		eval string
 		age  float64
 	}{{"30m", 600}, {"40m", 1200}} {
-		tests = append(tests, exprTest{Expr: since, EvalTime: at.eval, ExpSamples: []sample{
+		tests = append(tests, exprTest{Expr: since, EvalTime: at.eval, ExpSamples: []promSample{
 			{Labels: `{target="a", model="m", module="chat"}`, Value: at.age},
 			{Labels: `{target="b", model="m", module="chat"}`, Value: 0},
 		}})

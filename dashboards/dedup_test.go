@@ -20,10 +20,7 @@ import (
 // deduplication step counts the server once per prober. Needs PROMTOOL
 // (scripts/test.sh sets it).
 func TestServerSeriesOncePerServer(t *testing.T) {
-	promtool := os.Getenv("PROMTOOL")
-	if promtool == "" {
-		t.Skip("set PROMTOOL to a promtool binary (scripts/test.sh does)")
-	}
+	promtool := promtoolPath(t)
 	type query struct{ where, expr string }
 	var queries []query
 	metrics := map[string]bool{}
@@ -58,11 +55,6 @@ func TestServerSeriesOncePerServer(t *testing.T) {
 			"$job", ".+", "$instance", instance, "$target", ".+", "$model", ".+", "$location", ".*", "$cluster", ".*")
 	}
 	one, all := vars("a"), vars(".+")
-	type exprTest struct {
-		Expr       string     `json:"expr"`
-		EvalTime   string     `json:"eval_time"`
-		ExpSamples []struct{} `json:"exp_samples"`
-	}
 	var tests []exprTest
 	for _, q := range queries {
 		a := "max without (instance) (\n" + one.Replace(q.expr) + "\n)"
@@ -79,7 +71,7 @@ func TestServerSeriesOncePerServer(t *testing.T) {
 			// ... with the same values.
 			"abs(" + b + " - " + a + ") > 1e-9 * abs(" + a + ")",
 		} {
-			tests = append(tests, exprTest{Expr: comment + expr, EvalTime: "30m", ExpSamples: []struct{}{}})
+			tests = append(tests, exprTest{Expr: comment + expr, EvalTime: "30m", ExpSamples: []promSample{}})
 		}
 	}
 
@@ -126,6 +118,29 @@ func TestServerSeriesOncePerServer(t *testing.T) {
 	}
 
 	runExprTests(t, promtool, "dedup_test.yml", input, tests)
+}
+
+// promtoolPath is $PROMTOOL; without it the test is skipped.
+func promtoolPath(t *testing.T) string {
+	t.Helper()
+	promtool := os.Getenv("PROMTOOL")
+	if promtool == "" {
+		t.Skip("set PROMTOOL to a promtool binary (scripts/test.sh does)")
+	}
+	return promtool
+}
+
+// exprTest is one of promtool's promql_expr_test entries; promSample,
+// one of its expected samples.
+type exprTest struct {
+	Expr       string       `json:"expr"`
+	EvalTime   string       `json:"eval_time"`
+	ExpSamples []promSample `json:"exp_samples"`
+}
+
+type promSample struct {
+	Labels string  `json:"labels"`
+	Value  float64 `json:"value"`
 }
 
 // runExprTests runs promtool's PromQL unit tests on series (input

@@ -24,14 +24,8 @@ func (p *panelIDs) heatmap(title, desc, unit string, w, h uint32, metric string,
 		exemplar: exemplar,
 		heatmap:  true,
 	}
-	b := heatmap.NewPanelBuilder().
-		Id(p.id()).
-		Title(title).
-		Description(desc).
-		Datasource(dsRef()).
-		Unit(unit).
-		NoValue(noDataDefault).
-		Span(w).Height(h).
+	b := head(heatmap.NewPanelBuilder(), p.id(), title, desc, unit,
+		noDataDefault, w, h).
 		Calculate(false).
 		Color(heatmap.NewHeatmapColorOptionsBuilder().
 			Mode(heatmap.HeatmapColorModeScheme).

@@ -48,23 +48,11 @@ func panelExpr(t *testing.T, name, title, refID string) string {
 // forecast must not extrapolate a series younger than its 30m window (it
 // swung from -121 % to +1,531 %). Needs PROMTOOL (scripts/test.sh sets it).
 func TestIncidentPanels(t *testing.T) {
-	promtool := os.Getenv("PROMTOOL")
-	if promtool == "" {
-		t.Skip("set PROMTOOL to a promtool binary (scripts/test.sh does)")
-	}
+	promtool := promtoolPath(t)
 	vars := strings.NewReplacer("$__rate_interval", "2m", "$__range", "10m", "$cluster", ".*",
 		"$job", ".+", "$instance", ".+", "$target", ".+", "$model", ".+", "$location", ".*")
 	sinceSuccess := vars.Replace(panelExpr(t, "llm-prober-target.json", "Time since last success", "A"))
 	forecast := vars.Replace(panelExpr(t, "llm-prober-capacity.json", "KV cache usage forecast (1h ahead)", "A"))
-	type sample struct {
-		Labels string  `json:"labels"`
-		Value  float64 `json:"value"`
-	}
-	type exprTest struct {
-		Expr       string   `json:"expr"`
-		EvalTime   string   `json:"eval_time"`
-		ExpSamples []sample `json:"exp_samples"`
-	}
 	l := `job="llm-prober", instance="p", target="%s", model="m", module="chat"`
 	series := []map[string]string{
 		// ok succeeded last at 60s; bad never did, though probed every minute.
@@ -75,11 +63,11 @@ func TestIncidentPanels(t *testing.T) {
 		{"series": `llm_prober_server_kv_cache_usage_ratio{job="llm-prober", instance="p", target="young", model="m", engine="0"}`, "values": "_x20 0.1+0.04x20"},
 	}
 	tests := []exprTest{
-		{Expr: sinceSuccess, EvalTime: "10m", ExpSamples: []sample{
+		{Expr: sinceSuccess, EvalTime: "10m", ExpSamples: []promSample{
 			{Labels: `{target="ok", model="m", module="chat"}`, Value: 540},
 			{Labels: `{target="bad", model="m", module="chat"}`, Value: -1},
 		}},
-		{Expr: forecast, EvalTime: "40m", ExpSamples: []sample{}},
+		{Expr: forecast, EvalTime: "40m", ExpSamples: []promSample{}},
 	}
 	runExprTests(t, promtool, "incident_test.yml", series, tests)
 }

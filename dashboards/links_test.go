@@ -41,18 +41,27 @@ func TestLinksKeepSelection(t *testing.T) {
 
 // linkURLs collects the "url" of every link object in a decoded dashboard.
 func linkURLs(v any) []string {
+	return collectJSON(v, func(x map[string]any) []string {
+		if s, ok := x["url"].(string); ok {
+			return []string{s}
+		}
+		return nil
+	})
+}
+
+// collectJSON gathers what pick finds in every object of a decoded JSON
+// value, at any depth.
+func collectJSON(v any, pick func(map[string]any) []string) []string {
 	var out []string
 	switch x := v.(type) {
 	case map[string]any:
-		if s, ok := x["url"].(string); ok {
-			out = append(out, s)
-		}
+		out = append(out, pick(x)...)
 		for _, c := range x {
-			out = append(out, linkURLs(c)...)
+			out = append(out, collectJSON(c, pick)...)
 		}
 	case []any:
 		for _, c := range x {
-			out = append(out, linkURLs(c)...)
+			out = append(out, collectJSON(c, pick)...)
 		}
 	}
 	return out

@@ -33,14 +33,8 @@ func targetLink() []dashboard.DynamicConfigValue {
 
 func (p *panelIDs) replicaTable() *table.PanelBuilder {
 	rename := map[string]any{"target": "Target", "engine": "Engine"}
-	b := table.NewPanelBuilder().
-		Id(p.id()).
-		Title("Replicas").
-		Description("One row per engine of each target (data-parallel engines are separate rows): requests running and waiting, KV-cache usage, finished requests per second, server-side TTFT p95, preemptions per second, and the server process's uptime (vLLM with a single API server and SGLang export process_start_time_seconds; otherwise the column is empty). Click a target to open its drill-down.").
-		Datasource(dsRef()).
-		Unit("short").
-		NoValue("No server metrics for the selected targets: no server_metrics configured, or llm-prober's scrape of the server fails (see Server metrics scrape on the target drill-down)").
-		Span(24).Height(8).
+	b := head(table.NewPanelBuilder(), p.id(), "Replicas", "One row per engine of each target (data-parallel engines are separate rows): requests running and waiting, KV-cache usage, finished requests per second, server-side TTFT p95, preemptions per second, and the server process's uptime (vLLM with a single API server and SGLang export process_start_time_seconds; otherwise the column is empty). Click a target to open its drill-down.", "short",
+		"No server metrics for the selected targets: no server_metrics configured, or llm-prober's scrape of the server fails (see Server metrics scrape on the target drill-down)", 24, 8).
 		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"})).
 		WithTransformation(dashboard.DataTransformerConfig{Id: "merge", Options: map[string]any{}}).
 		WithTransformation(dashboard.DataTransformerConfig{Id: "organize", Options: map[string]any{

@@ -32,7 +32,11 @@ func TestUnitsAreGrafanaUnits(t *testing.T) {
 		if err := json.Unmarshal(raw, &d); err != nil {
 			t.Fatal(err)
 		}
-		for _, u := range units(d) {
+		us := units(d)
+		if len(us) == 0 {
+			t.Errorf("%s: no unit found: the walk is broken", name)
+		}
+		for _, u := range us {
 			if !grafanaUnits[u] && !strings.HasPrefix(u, "suffix:") && !strings.HasPrefix(u, "prefix:") {
 				t.Errorf("%s: unit %q is not a Grafana unit id (use one, or \"suffix: ...\")", name, u)
 			}
@@ -43,9 +47,8 @@ func TestUnitsAreGrafanaUnits(t *testing.T) {
 // units collects "unit" values and the values of {"id": "unit"} override
 // properties anywhere in a decoded dashboard.
 func units(v any) []string {
-	var out []string
-	switch x := v.(type) {
-	case map[string]any:
+	return collectJSON(v, func(x map[string]any) []string {
+		var out []string
 		if s, ok := x["unit"].(string); ok && s != "" {
 			out = append(out, s)
 		}
@@ -54,13 +57,6 @@ func units(v any) []string {
 				out = append(out, s)
 			}
 		}
-		for _, c := range x {
-			out = append(out, units(c)...)
-		}
-	case []any:
-		for _, c := range x {
-			out = append(out, units(c)...)
-		}
-	}
-	return out
+		return out
+	})
 }

@@ -1,7 +1,6 @@
 package dashboards
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -12,10 +11,7 @@ import (
 // 10 times for up to 2 s, one that never does, its p99 tells them apart
 // and its SLO line is the configured threshold. Needs PROMTOOL.
 func TestWorstGapPanel(t *testing.T) {
-	promtool := os.Getenv("PROMTOOL")
-	if promtool == "" {
-		t.Skip("set PROMTOOL to a promtool binary (scripts/test.sh does)")
-	}
+	promtool := promtoolPath(t)
 	const title = "Worst gap between tokens (max_itl), per target"
 	vars := strings.NewReplacer("$__rate_interval", "2m", "$cluster", ".*",
 		"$job", ".+", "$instance", ".+", "$target", ".+", "$model", ".+", "$location", ".*")
@@ -23,15 +19,6 @@ func TestWorstGapPanel(t *testing.T) {
 	slo := vars.Replace(panelExpr(t, "llm-prober-slo.json", title, "D"))
 	if !strings.Contains(p99, "histogram_quantile(0.99") || !strings.Contains(p99, "llm_prober_max_inter_token_latency_seconds") {
 		t.Fatalf("query C is not the worst gap's p99: %s", p99)
-	}
-	type sample struct {
-		Labels string  `json:"labels"`
-		Value  float64 `json:"value"`
-	}
-	type exprTest struct {
-		Expr       string   `json:"expr"`
-		EvalTime   string   `json:"eval_time"`
-		ExpSamples []sample `json:"exp_samples"`
 	}
 	h := func(target, le, values string) map[string]string {
 		return map[string]string{"series": `llm_prober_max_inter_token_latency_seconds_bucket{job="llm-prober", instance="p", target="` +
@@ -48,11 +35,11 @@ func TestWorstGapPanel(t *testing.T) {
 		// Rank 99 of 100: the 9th of the 10 in (0.05, 2], 1.805 s; below
 		// 0.025 for the steady target, 0.02475 s interpolated from 0 as
 		// Prometheus does (to the ms, as a panel shows it).
-		{Expr: "round(" + p99 + ", 0.001)", EvalTime: "10m", ExpSamples: []sample{
+		{Expr: "round(" + p99 + ", 0.001)", EvalTime: "10m", ExpSamples: []promSample{
 			{Labels: `{target="stalls", model="m"}`, Value: 1.805},
 			{Labels: `{target="steady", model="m"}`, Value: 0.025},
 		}},
-		{Expr: slo, EvalTime: "10m", ExpSamples: []sample{{Labels: `{target="stalls", model="m"}`, Value: 0.5}}},
+		{Expr: slo, EvalTime: "10m", ExpSamples: []promSample{{Labels: `{target="stalls", model="m"}`, Value: 0.5}}},
 	}
 	runExprTests(t, promtool, "worstgap_test.yml", series, tests)
 }

@@ -31,15 +31,12 @@ func TestBenchLiveOnShippedDashboard(t *testing.T) {
 	requireE2E(t)
 	root := repoRoot(t)
 	tmp := t.TempDir()
-	proberBin := filepath.Join(tmp, "llm-prober")
+	proberBin := buildProber(t, tmp)
 	promBin := prometheusBinary(t)
-	goBuild(t, root, "./cmd/llm-prober", proberBin)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	mockAddr := testutil.FreeAddr(t)
-	mock := testutil.Start(t, "mock-vllm", proberBin, "mock-vllm", "--listen-address", mockAddr, "--ttft", "20ms", "--itl", "5ms")
-	testutil.WaitHTTP(t, mock, "http://"+mockAddr+"/v1/models", 30*time.Second)
+	mockAddr, mock := startMock(t, proberBin, "--ttft", "20ms", "--itl", "5ms")
 	benchAddr := testutil.FreeAddr(t)
 	bench := testutil.Start(t, "bench", proberBin, "bench", "--url", "http://"+mockAddr, "--request-rate", "10",
 		"--duration", "10m", "--input-tokens", "32", "--output-tokens", "8", "--goodput", "ttft:1000 e2el:5000",

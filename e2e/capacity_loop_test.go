@@ -32,14 +32,11 @@ func TestCapacityLoopLive(t *testing.T) {
 		t.Skip("-short")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "llm-prober")
-	goBuild(t, repoRoot(t), "./cmd/llm-prober", bin)
+	bin := buildProber(t, dir)
 
-	mockAddr := testutil.FreeAddr(t)
 	// One request at a time, ~95 ms each: 2 req/s holds, a burst at 200 does not.
-	mock := testutil.Start(t, "mock-vllm", bin, "mock-vllm", "--listen-address", mockAddr, "--ttft", "20ms", "--ttft-jitter", "0",
+	mockAddr, _ := startMock(t, bin, "--ttft", "20ms", "--ttft-jitter", "0",
 		"--itl", "5ms", "--itl-jitter", "0", "--max-running", "1", "--kv-blocks", "0")
-	testutil.WaitHTTP(t, mock, "http://"+mockAddr+"/v1/models", 30*time.Second)
 
 	// 1. The knee of one replica: a rate the mock serves within the SLO and
 	// one it does not (a sweep that never bends has no knee, issue 31).

@@ -207,17 +207,14 @@ func TestEndToEnd(t *testing.T) {
 	requireE2E(t)
 	root := repoRoot(t)
 	tmp := t.TempDir()
-	proberBin := filepath.Join(tmp, "llm-prober")
+	proberBin := buildProber(t, tmp)
 	promBin := prometheusBinary(t)
-	goBuild(t, root, "./cmd/llm-prober", proberBin)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
 	// 1. Mock vLLM, overloaded by a growing number of streaming clients.
-	mockAddr := testutil.FreeAddr(t)
-	mock := testutil.Start(t, "mock-vllm", proberBin, append([]string{"mock-vllm", "--listen-address", mockAddr}, mockArgs...)...)
-	testutil.WaitHTTP(t, mock, "http://"+mockAddr+"/v1/models", 30*time.Second)
+	mockAddr, mock := startMock(t, proberBin, mockArgs...)
 	load := startLoad(ctx, t, "http://"+mockAddr)
 	waitOverloaded(t, "http://"+mockAddr+"/metrics", 60*time.Second)
 	mock2Addr := testutil.FreeAddr(t)

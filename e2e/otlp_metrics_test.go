@@ -26,15 +26,12 @@ import (
 func TestOTLPMetricsIntoPrometheus(t *testing.T) {
 	requireE2E(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "llm-prober")
-	goBuild(t, repoRoot(t), "./cmd/llm-prober", bin)
+	bin := buildProber(t, dir)
 	promBin := prometheusBinary(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	mockAddr := testutil.FreeAddr(t)
-	mock := testutil.Start(t, "mock-vllm", bin, "mock-vllm", "--listen-address", mockAddr, "--ttft", "20ms", "--itl", "5ms")
-	testutil.WaitHTTP(t, mock, "http://"+mockAddr+"/v1/models", 30*time.Second)
+	mockAddr, _ := startMock(t, bin, "--ttft", "20ms", "--itl", "5ms")
 
 	proberAddr, promAddr := testutil.FreeAddr(t), testutil.FreeAddr(t)
 	promCfg := filepath.Join(dir, "prometheus.yml")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llm-prober/llm-prober/internal/promapi"
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // requireE2E skips tests that build Prometheus or promtool from source
@@ -50,6 +51,24 @@ func goBuild(t *testing.T, workdir, pkg, out string) {
 		t.Fatalf("go build %s (in %s): %v\n%s", pkg, workdir, err, stderr.String())
 	}
 	t.Logf("built %s in %s", pkg, time.Since(start).Round(time.Second))
+}
+
+// buildProber builds ./cmd/llm-prober into dir/llm-prober.
+func buildProber(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "llm-prober")
+	goBuild(t, repoRoot(t), "./cmd/llm-prober", bin)
+	return bin
+}
+
+// startMock starts `llm-prober mock-vllm` with args on a free address and
+// waits until it serves /v1/models.
+func startMock(t *testing.T, bin string, args ...string) (addr string, mock *testutil.Proc) {
+	t.Helper()
+	addr = testutil.FreeAddr(t)
+	mock = testutil.Start(t, "mock-vllm", bin, append([]string{"mock-vllm", "--listen-address", addr}, args...)...)
+	testutil.WaitHTTP(t, mock, "http://"+addr+"/v1/models", 30*time.Second)
+	return addr, mock
 }
 
 // ---- Prometheus HTTP API ----

@@ -1,13 +1,12 @@
 package loadtest
 
 import (
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // layers is the one-way import order of bench's packages, lowest first:
@@ -25,8 +24,6 @@ var layers = [][]string{
 	{"cmd/llm-prober/bench"},
 }
 
-const module = "github.com/llm-prober/llm-prober/"
-
 // TestImportsPointDown fails when a bench package imports one of its own
 // layer or above (tests included: a test that reaches up hides a cycle).
 func TestImportsPointDown(t *testing.T) {
@@ -38,26 +35,12 @@ func TestImportsPointDown(t *testing.T) {
 	}
 	root := ".."
 	for pkg, lv := range level {
-		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("%s: no Go files (%v)", pkg, err)
-		}
-		for _, f := range files {
-			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
+		testutil.ModuleImports(t, root, pkg, func(file, dep string) {
+			t.Helper()
+			if dl, ok := level[dep]; ok && dl >= lv && dep != pkg {
+				t.Errorf("%s imports %s: %s is in layer %d, %s in %d", file, dep, dep, dl, pkg, lv)
 			}
-			for _, im := range ast.Imports {
-				path, _ := strconv.Unquote(im.Path.Value)
-				dep, ok := strings.CutPrefix(path, module)
-				if !ok {
-					continue
-				}
-				if dl, ok := level[dep]; ok && dl >= lv && dep != pkg {
-					t.Errorf("%s imports %s: %s is in layer %d, %s in %d", f, dep, dep, dl, pkg, lv)
-				}
-			}
-		}
+		})
 	}
 	// Every package under loadtest/ has a layer (or is internal test help).
 	err := filepath.WalkDir(root+"/loadtest", func(p string, d os.DirEntry, err error) error {

@@ -4,38 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
-)
 
-// fuzzSeeds are the captured streams plus edge cases of the framing.
-func fuzzSeeds(f *testing.F) {
-	files, _ := filepath.Glob("testdata/sse/*.sse")
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	for _, s := range []string{
-		"", "\n\n", ": ping\n\n", "data: [DONE]\n\n", "data:\n\n", "data: {}\r\n\r\n",
-		"data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\ndata: \n\n",
-		"data: {\"error\":{\"message\":\"boom\"}}\n\n",
-		"data: {\"choices\":[{\"text\":\"a\",\"finish_reason\":\"length\"}],\"usage\":{\"completion_tokens\":-5}}\n\n",
-		"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}],\"usage\":{\"completion_tokens\":1000000000}}\n\ndata: [DONE]\n\n",
-		"event: x\nid: 1\nretry: 5\ndata: {}\n\n", "data: {\"choices\":null}\n\n", "data",
-	} {
-		f.Add([]byte(s))
-	}
-}
+	"github.com/llm-prober/llm-prober/internal/testutil"
+)
 
 // FuzzReadStream feeds arbitrary bytes through the stream reader: it must
 // not panic, must classify every failure, and must keep its bounds.
 func FuzzReadStream(f *testing.F) {
-	fuzzSeeds(f)
+	testutil.AddSSESeeds(f, "testdata/sse")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := &Result{Start: time.Now()}
 		err := readStream(bytes.NewReader(data), r)

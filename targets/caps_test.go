@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/llm-prober/llm-prober/config"
 	"github.com/llm-prober/llm-prober/internal/logadapter"
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 const capsSD = `
@@ -182,7 +182,7 @@ func TestLabelSetCap(t *testing.T) {
 func TestFileSDBadFileLogsOnce(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "sd", "bad.json"), `[{"targets": [`)
-	var buf syncBuffer
+	var buf testutil.SyncBuffer
 	reg := prometheus.NewRegistry()
 	f := NewFleet(log.NewLogfmtLogger(&buf), reg, Shard{Count: 1}, nil)
 	t.Cleanup(f.Stop)
@@ -211,22 +211,4 @@ func TestFileSDBadFileLogsOnce(t *testing.T) {
 			t.Errorf("the file discovery's line is not written as ours:\n%s\nwant %s", l, line)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer for a logger written from goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/llm-prober/llm-prober/internal/testutil"
 )
@@ -145,47 +144,8 @@ func TestKneeFileFIFO(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`{"knee_request_rate": 4, "knee_achieved_request_rate": 3}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stop, flipped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(flipped)
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			src := file
-			if i%2 == 1 {
-				src = fifo
-			}
-			tmp := filepath.Join(dir, "tmp")
-			_ = os.Link(src, tmp)
-			_ = os.Rename(tmp, p)
-		}
-	}()
-	done := make(chan struct{})
-	hung := false
-	go func() {
-		select {
-		case <-done:
-		case <-time.After(time.Minute): // a hang detector, not a speed limit
-			hung = true
-			if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-				_ = w.Close()
-			}
-		}
-	}()
-	fifos := 0
-	for range 2000 {
-		if _, err := Read(p); err != nil && strings.Contains(err.Error(), "not a regular file") {
-			fifos++
-		}
-	}
-	t.Logf("%d of 2000 reads met the FIFO", fifos)
-	close(done)
-	close(stop)
-	<-flipped
-	if hung {
-		t.Error("a read hung on the FIFO")
-	}
+	testutil.FIFOSwap(t, p, file, fifo, 2000, func(p string) error {
+		_, err := Read(p)
+		return err
+	})
 }

@@ -2,22 +2,16 @@ package plan
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 func TestReadKnee(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	k, err := ReadKnee(write("ok.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "knee_achieved_request_rate": 3.9,
+	k, err := ReadKnee(testutil.TempFile(t, "ok.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "knee_achieved_request_rate": 3.9,
 		"points": [{"kind": "max-throughput", "request_rate": "inf", "completed": 10, "total_input_tokens": 1, "total_output_tokens": 1},
 		{"kind": "rate", "request_rate": 2, "completed": 10, "total_input_tokens": 10, "total_output_tokens": 10},
 		{"kind": "rate", "request_rate": 4, "completed": 10, "total_input_tokens": 5120, "total_output_tokens": 1280, "llm_prober_workload": "random 512/128",
@@ -26,12 +20,12 @@ func TestReadKnee(t *testing.T) {
 		t.Errorf("knee %+v, %v: want 3.9 achieved at 4 offered, 512/128 tokens", k, err)
 	}
 	// The daemon's reader and rule: the achieved rate or nothing.
-	if _, err := ReadKnee(write("offered.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "points": []}`)); err == nil ||
+	if _, err := ReadKnee(testutil.TempFile(t, "offered.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "points": []}`)); err == nil ||
 		!strings.Contains(err.Error(), "no knee_achieved_request_rate") {
 		t.Errorf("offered only: %v", err)
 	}
 	// A knee point that was not run (or no points): lengths unknown.
-	k, err = ReadKnee(write("nopoint.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "knee_achieved_request_rate": 3.9, "points": []}`))
+	k, err = ReadKnee(testutil.TempFile(t, "nopoint.json", `{"knee_goodput_percent": 99, "knee_request_rate": 4, "knee_achieved_request_rate": 3.9, "points": []}`))
 	if err != nil || k.Rate != 3.9 || !math.IsNaN(k.PromptMean) || k.Workload != "" {
 		t.Errorf("no knee point: %+v, %v", k, err)
 	}
@@ -49,7 +43,7 @@ func TestReadKnee(t *testing.T) {
 		"subnormal.json": {`{"knee_request_rate": 4, "knee_achieved_request_rate": 5e-324}`, "must be a rate between 1e-06 and 1e+09 req/s"},
 		"empty.json":     {``, "the JSON ends early"},
 	} {
-		if _, err := ReadKnee(write(name, c.body)); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), name) {
+		if _, err := ReadKnee(testutil.TempFile(t, name, c.body)); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v, want an error naming the file and %q", name, err, c.want)
 		}
 	}

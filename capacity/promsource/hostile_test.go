@@ -22,15 +22,7 @@ func hostileSource(t testing.TB, h http.HandlerFunc, maxBytes int64, timeout tim
 	t.Cleanup(srv.Close)
 	f := &Flags{URL: srv.URL, Window: model.Duration(time.Hour), Timeout: timeout,
 		RateInterval: model.Duration(5 * time.Minute), MaxResponseBytes: maxBytes, End: "2026-11-20T00:00:00Z"}
-	cfg, err := f.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(*cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return flagsSource(t, f)
 }
 
 // An endless body (and one announced larger than the cap) is refused at

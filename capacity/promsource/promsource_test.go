@@ -25,6 +25,12 @@ func source(t *testing.T, u, selector string, window time.Duration, end time.Tim
 	if !end.IsZero() {
 		f.End = end.Format(time.RFC3339)
 	}
+	return flagsSource(t, f)
+}
+
+// flagsSource is the source f's flags configure; a refusal fails t.
+func flagsSource(t testing.TB, f *Flags) *Source {
+	t.Helper()
 	cfg, err := f.Config()
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/llm-prober/llm-prober/internal/logadapter"
+	"github.com/llm-prober/llm-prober/internal/testutil"
 )
 
 // here is the file:line of its caller, as the caller key writes it.
@@ -155,7 +155,7 @@ func TestSlogAttrsAndLevels(t *testing.T) {
 // A library's own records, exporter-toolkit's web server here (as the
 // daemon starts it), come out through the go-kit logger as our lines do.
 func TestLibraryLogsAsOurs(t *testing.T) {
-	var buf syncBuffer
+	var buf testutil.SyncBuffer
 	base := level.NewFilter(log.NewLogfmtLogger(&buf), level.AllowInfo())
 	level.Info(logadapter.Stamp(base)).Log("msg", "ours", "address", "127.0.0.1:0")
 	addrs, systemd, config := []string{"127.0.0.1:0"}, false, ""
@@ -192,21 +192,4 @@ func TestLibraryLogsAsOurs(t *testing.T) {
 			t.Errorf("no %s in:\n%s", want, out)
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

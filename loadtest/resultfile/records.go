@@ -1,16 +1,13 @@
 package resultfile
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
-	"github.com/llm-prober/llm-prober/internal/safefile"
 	"github.com/llm-prober/llm-prober/loadtest"
 	"github.com/llm-prober/llm-prober/prober"
 )
@@ -47,19 +44,13 @@ func ReadRecords(ctx context.Context, path string, add RecordFunc) (*RecordFile,
 // bytes: a reader of many files at once (bench merge's merged file)
 // keeps its memory by taking less for each.
 func ReadRecordsBuffered(ctx context.Context, path string, bufSize int, add RecordFunc) (*RecordFile, error) {
-	f, err := safefile.Open(path, math.MaxInt64)
+	var rf *RecordFile
+	err := decodeFile(ctx, path, bufSize, func(r io.Reader) (err error) {
+		rf, err = readRecords(ctx, r, add)
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	stop := context.AfterFunc(ctx, func() { f.Close() }) // a FIFO-like stall ends with ctx
-	defer stop()
-	rf, err := readRecords(ctx, bufio.NewReaderSize(f, bufSize), add)
-	if err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	rf.Path = path
 	return rf, nil
@@ -67,41 +58,18 @@ func ReadRecordsBuffered(ctx context.Context, path string, bufSize int, add Reco
 
 func readRecords(ctx context.Context, r io.Reader, add RecordFunc) (*RecordFile, error) {
 	dec := json.NewDecoder(r)
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New("not a bench --output-json file (want a JSON object)")
-	}
 	rf := &RecordFile{Head: map[string]json.RawMessage{}}
-	sawRequests, headBytes := false, 0
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := t.(string)
-		switch {
-		case key == "points" || key == "num_runs":
-			return nil, errors.New("a sweep's or --num-runs summary file: merge single runs' shard files")
-		case key == "requests":
-			sawRequests = true
-			if rf.Requests, err = decodeRecords(ctx, dec, add); err != nil {
-				return nil, fmt.Errorf("requests: %w", err)
-			}
-			continue
-		case spoolKey(key):
-			err = skipArray(dec)
-		default:
-			var raw json.RawMessage
-			if err = dec.Decode(&raw); err == nil {
-				headBytes += len(raw)
-				if len(raw) > MaxHeadKey || headBytes > maxHead {
-					return nil, fmt.Errorf("%s: the aggregate keys pass %d MiB", key, maxHead>>20)
-				}
-				rf.Head[key] = raw
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
-		}
+	sawRequests := false
+	err := walkRun(dec, func() (err error) {
+		sawRequests = true
+		rf.Requests, err = decodeRecords(ctx, dec, add)
+		return err
+	}, func(key string, raw json.RawMessage) bool {
+		rf.Head[key] = raw
+		return false
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !sawRequests {
 		return nil, errors.New(`no "requests": not a bench --output-json file`)
