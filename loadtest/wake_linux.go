@@ -2,7 +2,6 @@ package loadtest
 
 import (
 	"os"
-	"runtime"
 	"sync"
 	"time"
 
@@ -28,29 +27,6 @@ type waker struct {
 const maxFreeTimerfds = 64
 
 func newWaker() *waker { return &waker{} }
-
-// spinBelow is the sleep short enough to wait for by yielding instead:
-// either timer would wake later than that.
-const spinBelow = 50 * time.Microsecond
-
-// sleep returns after d.
-func (w *waker) sleep(d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	if d < spinBelow {
-		for end := time.Now().Add(d); time.Now().Before(end); {
-			runtime.Gosched()
-		}
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-w.fire(d):
-	}
-}
 
 // fire returns a channel that receives when a timerfd armed now for d
 // expires, or nil (never) if no timerfd can be had. The read parks in the

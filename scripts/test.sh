@@ -52,6 +52,10 @@ scripts/build.sh .cache/bin/llm-prober
 .cache/bin/llm-prober --version
 if ldd .cache/bin/llm-prober >/dev/null 2>&1; then echo "binary is not static"; exit 1; fi
 
+step "the binary builds for macOS too (bench's timerfd waker is Linux-only; elsewhere Go's timers)"
+GOOS=darwin GOARCH=arm64 go build -o /dev/null ./cmd/llm-prober
+GOOS=darwin GOARCH=arm64 go vet ./loadtest/
+
 step "Alertmanager example: decoded and its inhibitions checked with Alertmanager's config package (tools/go.mod)"
 (cd tools && go test -count=1 ./alertmanager/)
 # The alert drill (scripts/alert-drill.sh, ~9 min even with --quick) is not run here;
