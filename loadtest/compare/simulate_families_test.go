@@ -66,14 +66,7 @@ func TestSimulatedGateFamilies(t *testing.T) {
 	skipUnderRace(t)
 	const pairs, n, alpha = 300, 400, 0.05
 	keys := gateKeys()
-	var spec []string
-	for _, k := range keys {
-		spec = append(spec, k+":0%")
-	}
-	ts, err := ParseThresholds(strings.Join(spec, ","))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts := zeroThresholds(t, keys)
 	rng := rand.New(rand.NewPCG(23, 31))
 	alarms, caught := make([]int, len(keys)), make([]int, len(keys))
 	for range pairs {
@@ -100,14 +93,7 @@ func TestSimulatedGatePower(t *testing.T) {
 	skipUnderRace(t)
 	const pairs, n, alpha = 60, 2000, 0.05
 	keys := []string{"p50_ttft_ms", "p90_ttft_ms", "p99_ttft_ms", "p90_tpot_ms", "p99_tpot_ms", "p90_itl_ms", "p99_itl_ms", "p90_e2el_ms", "p99_e2el_ms", "p90_max_itl_ms", "p99_max_itl_ms"}
-	var spec []string
-	for _, k := range keys {
-		spec = append(spec, k+":0%")
-	}
-	ts, err := ParseThresholds(strings.Join(spec, ","))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts := zeroThresholds(t, keys)
 	rng := rand.New(rand.NewPCG(29, 31))
 	caught := make([]int, len(keys))
 	for range pairs {
@@ -122,4 +108,18 @@ func TestSimulatedGatePower(t *testing.T) {
 	if caught[0] < pairs*9/10 || caught[1] < pairs/2 {
 		t.Errorf("20%% slower: p50 TTFT caught in %d of %d pairs, p90 in %d", caught[0], pairs, caught[1])
 	}
+}
+
+// zeroThresholds gates every key at 0 %: any significant worsening fails.
+func zeroThresholds(t *testing.T, keys []string) []Threshold {
+	t.Helper()
+	spec := make([]string, len(keys))
+	for i, k := range keys {
+		spec[i] = k + ":0%"
+	}
+	ts, err := ParseThresholds(strings.Join(spec, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
 }

@@ -137,19 +137,13 @@ func fileRequestsGaps(t *testing.T, path string) (planned map[int64]float64, ttf
 // fileOrder is a result file's requests as listed: index and end (s).
 func fileOrder(t *testing.T, path string) (idx []int64, end []float64) {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var f struct {
 		Requests []struct {
 			Index int64   `json:"index"`
 			End   float64 `json:"end_s"`
 		} `json:"requests"`
 	}
-	if err := json.Unmarshal(raw, &f); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, path, &f)
 	for _, q := range f.Requests {
 		idx, end = append(idx, q.Index), append(end, q.End)
 	}
