@@ -7,8 +7,9 @@ import (
 )
 
 // badFile marks an error as the fault of a file a flag names (a trace,
-// dataset or workload file that cannot be read or does not parse): bad
-// input, exit 2 like a bad flag, though found only once the file is read.
+// dataset, workload or --config.file that cannot be read or does not
+// parse, or flags naming the target that do not fit together): bad input,
+// exit 2 like a bad flag, though found only once the file is read.
 type badFile struct{ error }
 
 func (e badFile) Unwrap() error { return e.error }

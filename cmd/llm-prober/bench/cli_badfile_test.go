@@ -55,3 +55,41 @@ func TestBenchCLIBadFileExits2(t *testing.T) {
 		}
 	}
 }
+
+// A --config.file that does not load, or a target it does not hold, is bad
+// input like a bad trace file: exit 2 naming the file (it was exit 1).
+func TestBenchCLIBadConfigFileExits2(t *testing.T) {
+	url := mocktarget.Serve(t, mockvllm.DefaultOptions(), nil)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yml")
+	if err := os.WriteFile(good, []byte("modules: {m: {api: chat, messages: [{role: user, content: hi}]}}\n"+
+		"targets: [{name: vllm, url: '"+url+"', model: mock-model, modules: [m]}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yml")
+	if err := os.WriteFile(bad, []byte("targets:\n  - name: vllm\n    url: [\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		env  string // OTEL_EXPORTER_OTLP_PROTOCOL
+		want string
+	}{
+		{"unparsable", []string{"--config.file", bad, "--target", "vllm"}, "", bad},
+		{"missing", []string{"--config.file", filepath.Join(dir, "none.yml"), "--target", "vllm"}, "", "none.yml"},
+		{"no such target", []string{"--config.file", good, "--target", "tgi"}, "", `no target "tgi" in ` + good},
+		{"bad OTEL variable", []string{"--config.file", good, "--target", "vllm"}, "grpc", "OTEL_EXPORTER_OTLP_PROTOCOL"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env != "" {
+				t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+				t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", c.env)
+			}
+			code, _, log := benchCLI(t, append([]string{"--num-prompts", "2", "--progress", "off"}, c.args...)...)
+			if code != ExitBadInput || !strings.Contains(log, c.want) {
+				t.Errorf("exit %d, want %d with %q:\n%s", code, ExitBadInput, c.want, log)
+			}
+		})
+	}
+}

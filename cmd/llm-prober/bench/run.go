@@ -114,7 +114,7 @@ func Run(ctx context.Context, b *Config, out, log io.Writer) (int, error) {
 	}
 	env.drawSeed() // after the derived workload, which may ask for sharing
 	if env.target, env.client, err = b.benchTarget(ctx); err != nil {
-		return ExitError, err
+		return exitFor(err), err
 	}
 	defer env.client.CloseIdleConnections()
 	if env.otlp, err = env.startOTLP(ctx, otlp); err != nil {

@@ -27,11 +27,11 @@ func (b *Config) benchTarget(ctx context.Context) (*config.Target, *http.Client,
 	switch {
 	case b.ConfigFile != "" || b.Target != "":
 		if b.ConfigFile == "" || b.Target == "" {
-			return nil, nil, errors.New("--config.file and --target go together")
+			return nil, nil, badFile{errors.New("--config.file and --target go together")}
 		}
 		cfg, err := config.LoadFile(b.ConfigFile)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, badFile{err}
 		}
 		for _, ct := range cfg.Targets {
 			if ct.Name == b.Target {
@@ -39,10 +39,10 @@ func (b *Config) benchTarget(ctx context.Context) (*config.Target, *http.Client,
 			}
 		}
 		if t == nil {
-			return nil, nil, fmt.Errorf("no target %q in %s", b.Target, b.ConfigFile)
+			return nil, nil, badFile{fmt.Errorf("no target %q in %s", b.Target, b.ConfigFile)}
 		}
 		if b.URL != "" {
-			return nil, nil, errors.New("--url and --target are exclusive")
+			return nil, nil, badFile{errors.New("--url and --target are exclusive")}
 		}
 		cp := *t
 		t = &cp
@@ -59,12 +59,12 @@ func (b *Config) benchTarget(ctx context.Context) (*config.Target, *http.Client,
 			hc.Authorization = &commoncfg.Authorization{Type: "Bearer", Credentials: commoncfg.Secret(os.Getenv("OPENAI_API_KEY"))}
 		}
 		if err := hc.Validate(); err != nil {
-			return nil, nil, err
+			return nil, nil, badFile{err}
 		}
 		t = &config.Target{Name: "bench", URL: strings.TrimSuffix(b.URL, "/"), Model: b.Model,
 			Backend: backend.Auto, HTTPClientConfig: hc}
 	default:
-		return nil, nil, errors.New("give --url, or --config.file and --target")
+		return nil, nil, badFile{errors.New("give --url, or --config.file and --target")}
 	}
 	client, err := prober.NewLoadClient(t, benchKeepAlive)
 	if err != nil {
