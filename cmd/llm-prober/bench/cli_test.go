@@ -173,7 +173,7 @@ targets:
 	if strings.Contains(stdout+log, token) {
 		t.Error("the token was printed")
 	}
-	if code, _, log := benchCLI(t, "--config.file", file, "--target", "nope"); code != 1 || !strings.Contains(log, `no target "nope"`) {
+	if code, _, log := benchCLI(t, "--config.file", file, "--target", "nope"); code != ExitBadInput || !strings.Contains(log, `no target "nope"`) {
 		t.Errorf("unknown target: exit %d, %s", code, log)
 	}
 }
