@@ -57,7 +57,9 @@ func TestBenchCLIBadFileExits2(t *testing.T) {
 }
 
 // A --config.file that does not load, or a target it does not hold, is bad
-// input like a bad trace file: exit 2 naming the file (it was exit 1).
+// input like a bad trace file: exit 2 naming the file (it was exit 1). A
+// bad OTEL_* variable with a config file already exited 2 (bench's OTLP
+// section reads the environment first); kept as a guard.
 func TestBenchCLIBadConfigFileExits2(t *testing.T) {
 	url := mocktarget.Serve(t, mockvllm.DefaultOptions(), nil)
 	dir := t.TempDir()
